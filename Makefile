@@ -1,0 +1,45 @@
+# GELU Lab: two commands set everything up on a fresh machine.
+#   make run    .venv + the project, then the app on http://127.0.0.1:8050
+#   make test   .venv + test dependencies + Chromium, then the whole suite
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+TSTAMP  := $(VENV)/.test-installed
+HOST    ?= 127.0.0.1
+PORT    ?= 8050
+# the CPU build of torch lies on this machine's disk; any other version pulls CUDA
+TORCH   := torch==2.13.0
+
+.PHONY: run test bench clean chromium
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q "$(TORCH)"
+	$(BIN)/pip install -q -e ".[torch]"
+	touch $@
+
+$(TSTAMP): $(STAMP) pyproject.toml
+	$(BIN)/pip install -q -e ".[torch,test]"
+	touch $@
+
+run: $(STAMP)
+	$(BIN)/gelu-lab table
+
+# Debian's Chromium for the browser tests (never a downloaded browser)
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; fi; }
+
+test: $(TSTAMP) chromium
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+
+bench: $(STAMP)
+	$(BIN)/python bench/bench_gelu.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info src/*.egg-info

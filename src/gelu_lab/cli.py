@@ -1,0 +1,76 @@
+"""The `gelu-lab` command line: one subcommand per job, one line per error.
+
+Each command lives in its own module with a ``register(subparsers)`` function
+that adds its parser and sets ``func``; this file only collects them and turns
+every failure into one line on stderr: exit 2 for bad usage (CliError,
+ValueError from parsing), 1 for a runtime failure (OSError, ...), never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from . import __version__
+
+# modules that define register(subparsers); order is the order of `--help`
+COMMAND_MODULES = [
+    "gelu_lab.commands.table",
+]
+
+
+class CliError(Exception):
+    """A usage error with a message fit for one line on stderr (exit 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse prints usage + message over several lines
+        raise CliError(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="gelu-lab", description="GELU Lab: understand, check and measure GELU.")
+    parser.add_argument("--version", action="version", version=f"gelu-lab {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for mod in COMMAND_MODULES:
+        importlib.import_module(mod).register(sub)
+    return parser
+
+
+def _join_list_values(argv: list[str]) -> list[str]:
+    """`--x -3,0,3` -> `--x=-3,0,3`: argparse would take "-3,0,3" for an option."""
+    out, i = [], 0
+    while i < len(argv):
+        tok = argv[i]
+        if tok.startswith("--") and "=" not in tok and i + 1 < len(argv):
+            nxt = argv[i + 1]
+            if nxt.startswith("-") and len(nxt) > 1 and (nxt[1].isdigit() or nxt[1] == ".") and "," in nxt:
+                out.append(f"{tok}={nxt}")
+                i += 2
+                continue
+        out.append(tok)
+        i += 1
+    return out
+
+
+def main(argv=None) -> int:
+    try:
+        parser = build_parser()
+        args = parser.parse_args(_join_list_values(list(sys.argv[1:] if argv is None else argv)))
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
+        return int(args.func(args) or 0)
+    except (CliError, ValueError) as e:
+        print(f"gelu-lab: error: {e}".replace("gelu-lab: error: gelu-lab", "gelu-lab"), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("gelu-lab: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as e:  # runtime failure: one line, not a traceback
+        msg = str(e).splitlines()[0] if str(e) else ""
+        print(f"gelu-lab: error: {type(e).__name__}: {msg}", file=sys.stderr)
+        return 1

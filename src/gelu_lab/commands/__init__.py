@@ -1,0 +1,1 @@
+"""One module per `gelu-lab` subcommand; each defines register(subparsers)."""

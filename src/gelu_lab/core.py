@@ -1,0 +1,125 @@
+"""The public GELU functions: exact, tanh and sigmoid forms, and derivatives.
+
+    gelu(x, approximate="none" | "tanh" | "sigmoid", *, out=None)
+    gelu_grad(x, approximate=..., *, out=None)      dGELU/dx
+    gelu_grad2(x, approximate=..., *, out=None)     d2GELU/dx2
+
+NumPy-ufunc-like: broadcasting; float16, bfloat16, float32 and float64 inputs
+keep their dtype; Python numbers, lists and integer arrays compute in float64;
+``out=`` is filled and returned; nan and inf follow IEEE rules and no float
+input raises. A ``torch.Tensor`` input is handed to :mod:`gelu_lab.torch` and
+returns a tensor with autograd.
+
+Accuracy (exact form): ``gelu`` and ``gelu_grad`` are correctly rounded
+(nearest-even) for every float16, bfloat16 and float32 input, signed zeros and
+infinities included; float64 is within a few ulp (see README for the measured
+figure). The approximations and ``gelu_grad2`` are evaluated in float64 and
+rounded once, so they are within one ulp of the float64 value of their formula
+and never overflow or produce nan for a finite input.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from . import numerics as nm
+from .formats import FORMATS, format_of, round_to_format
+
+APPROXIMATIONS = ("none", "tanh", "sigmoid")
+
+_F64 = {
+    ("none", 0): nm.gelu_exact,
+    ("none", 1): nm.gelu_exact_grad,
+    ("none", 2): nm.gelu_exact_grad2,
+    ("tanh", 0): nm.gelu_tanh,
+    ("tanh", 1): nm.gelu_tanh_grad,
+    ("tanh", 2): nm.gelu_tanh_grad2,
+    ("sigmoid", 0): nm.gelu_sigmoid,
+    ("sigmoid", 1): nm.gelu_sigmoid_grad,
+    ("sigmoid", 2): nm.gelu_sigmoid_grad2,
+}
+
+# reference names of the functions that are correctly rounded
+_CORRECT = {("none", 0): "gelu", ("none", 1): "gelu_grad"}
+
+
+def _is_tensor(x) -> bool:
+    return type(x).__module__.startswith("torch") and hasattr(x, "requires_grad")
+
+
+def as_float_array(x) -> np.ndarray:
+    """x as an array of a float dtype: float formats kept, anything else float64."""
+    a = np.asarray(x)
+    if a.dtype.name in FORMATS:
+        return a
+    return a.astype(np.float64)
+
+
+@functools.cache
+def table16(name: str, dtype_name: str) -> np.ndarray:
+    """All 65 536 correctly rounded outputs of `name` for a 16-bit format."""
+    from .reference import correctly_rounded
+
+    fmt = FORMATS[dtype_name]
+    x = np.arange(65536, dtype=np.uint16).view(fmt.dtype)
+    return correctly_rounded(name, x)
+
+
+def _evaluate(x: np.ndarray, approximate: str, order: int) -> np.ndarray:
+    key = (approximate, order)
+    fmt = format_of(x.dtype)
+    if key in _CORRECT:
+        name = _CORRECT[key]
+        if fmt.p <= 11:  # float16, bfloat16: table lookup by bit pattern
+            return table16(name, fmt.name)[x.view(np.uint16)]
+        if fmt.name == "float32":
+            from .kernels import correctly_rounded_f32
+
+            return correctly_rounded_f32(name, x)
+    with np.errstate(all="ignore"):
+        return round_to_format(_F64[key](x.astype(np.float64)), fmt)
+
+
+def _apply(x, approximate: str, order: int, out):
+    if approximate not in APPROXIMATIONS:
+        raise ValueError(
+            f"approximate must be one of {', '.join(map(repr, APPROXIMATIONS))}, got {approximate!r}"
+        )
+    if _is_tensor(x):
+        from . import torch as gtorch
+
+        return gtorch.apply(x, approximate, order, out=out)
+    a = as_float_array(x)
+    if out is not None:
+        a = np.broadcast_to(a, np.shape(out)).astype(out.dtype, copy=False)
+    y = _evaluate(np.ascontiguousarray(a), approximate, order).reshape(a.shape)
+    if out is not None:
+        out[...] = y
+        return out
+    return y if y.ndim else y[()]
+
+
+def gelu(x, approximate: str = "none", *, out=None):
+    """GELU(x) = x Phi(x) (Hendrycks & Gimpel 2016), or one of its approximations.
+
+    approximate="none": x Phi(x), correctly rounded for float16/bfloat16/float32.
+    approximate="tanh": 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+    approximate="sigmoid": x sigmoid(1.702 x).
+    Domain: all floats. GELU(+inf) = +inf, GELU(-inf) = -0, GELU(nan) = nan.
+    """
+    return _apply(x, approximate, 0, out)
+
+
+def gelu_grad(x, approximate: str = "none", *, out=None):
+    """dGELU/dx; exact form Phi(x) + x phi(x), correctly rounded below float64.
+
+    GELU'(0) = 0.5, GELU'(+inf) = 1, GELU'(-inf) = -0; zero at x = -0.75179...
+    """
+    return _apply(x, approximate, 1, out)
+
+
+def gelu_grad2(x, approximate: str = "none", *, out=None):
+    """d2GELU/dx2; exact form (2 - x^2) phi(x), zeros at +-sqrt(2)."""
+    return _apply(x, approximate, 2, out)

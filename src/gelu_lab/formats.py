@@ -1,0 +1,110 @@
+"""Floating-point formats and correct rounding into them.
+
+A format is described by its precision p (significand bits, the implicit one
+included) and emin (exponent of the smallest normal number):
+
+    float16  p=11 emin=-14     bfloat16 p=8 emin=-126
+    float32  p=24 emin=-126    float64  p=53 emin=-1022
+
+``round_to_format`` rounds float64 values *once* to a narrower format
+(round-to-nearest-even, subnormals and overflow included). Going through
+float32 on the way to a 16-bit format would round twice and is wrong for
+values near a 16-bit midpoint; NumPy's float64->bfloat16 cast does exactly that.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import ml_dtypes
+import mpmath
+import numpy as np
+
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    dtype: np.dtype
+    p: int  # significand bits, implicit bit included
+    emin: int  # exponent of the smallest normal number
+
+    @property
+    def min_ulp(self) -> float:
+        """Spacing of the subnormals: the smallest positive number."""
+        return 2.0 ** (self.emin - self.p + 1)
+
+
+FORMATS = {
+    "float16": Format("float16", np.dtype(np.float16), 11, -14),
+    "bfloat16": Format("bfloat16", bfloat16, 8, -126),
+    "float32": Format("float32", np.dtype(np.float32), 24, -126),
+    "float64": Format("float64", np.dtype(np.float64), 53, -1022),
+}
+
+
+def format_of(dtype) -> Format:
+    """The Format of a NumPy dtype or name; ValueError for non-float dtypes."""
+    name = dtype if isinstance(dtype, str) else np.dtype(dtype).name
+    if name not in FORMATS:
+        raise ValueError(f"unsupported dtype {name!r}; use one of {', '.join(FORMATS)}")
+    return FORMATS[name]
+
+
+def ulp_of(y, fmt: Format):
+    """Spacing of `fmt` at the float64 values y (their own binade; min_ulp below)."""
+    y = np.asarray(y, dtype=np.float64)
+    _, e = np.frexp(np.abs(y))  # |y| in [2^(e-1), 2^e)
+    return np.ldexp(1.0, np.maximum(e - 1, fmt.emin) - fmt.p + 1)
+
+
+def round_to_format(y, fmt: Format):
+    """Round float64 values once to `fmt`, returned as an array of fmt.dtype.
+
+    Round to nearest, ties to even; values beyond the largest finite number
+    round to +-inf as IEEE 754 says; the sign of zero is kept.
+    """
+    y = np.asarray(y, dtype=np.float64)
+    if fmt.p == 53:
+        return y.copy()
+    with np.errstate(invalid="ignore", over="ignore"):
+        step = ulp_of(y, fmt)
+        r = np.rint(y / step) * step  # exact: y/step and back are power-of-two scalings
+        r = np.where(np.isfinite(y), np.copysign(r, y), y)
+        return r.astype(fmt.dtype)  # exact, or the IEEE overflow to inf
+
+
+def uncertain(y, rel_err: float | np.ndarray, fmt: Format):
+    """True where a value known to within rel_err of y could round either way.
+
+    The true value t lies in [y (1 - rel_err), y (1 + rel_err)]; rounding is
+    monotone, so if both ends round to the same number so does t.
+    """
+    y = np.asarray(y, dtype=np.float64)
+    lo = round_to_format(y * (1.0 - rel_err), fmt)
+    hi = round_to_format(y * (1.0 + rel_err), fmt)
+    with np.errstate(invalid="ignore"):
+        return (lo != hi) & np.isfinite(y)
+
+
+def round_mpf(t, fmt: Format, tie_up: bool = False) -> float:
+    """Round an mpmath number to `fmt` (nearest, ties to even) as a Python float.
+
+    `tie_up` breaks an *exact* tie toward +inf: for a t computed as a rounded
+    stand-in for a value known to lie just above it.
+    """
+    if mpmath.isnan(t):
+        return float("nan")
+    if t == 0:
+        return 0.0
+    _, e = mpmath.frexp(abs(t))  # |t| in [2^(e-1), 2^e)
+    step = mpmath.ldexp(1, max(int(e) - 1, fmt.emin) - fmt.p + 1)
+    n = t / step
+    f = mpmath.floor(n)
+    frac = n - f
+    if frac > 0.5 or (frac == 0.5 and (tie_up or int(f) % 2 == 1)):
+        f += 1
+    if f == 0:
+        return -0.0 if t < 0 else 0.0
+    return float(f * step)  # exact: f has at most p bits

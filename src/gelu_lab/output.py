@@ -1,0 +1,62 @@
+"""Printing results the one way every CLI command does: text, json or csv."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+
+import numpy as np
+
+
+def _plain(v):
+    """JSON-safe Python value (NumPy scalars unwrapped, nan/inf as strings)."""
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    if isinstance(v, np.ndarray):
+        return [_plain(x) for x in v.tolist()]
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return repr(v)
+    return v
+
+
+def to_json(obj) -> str:
+    return json.dumps(_plain(obj), indent=2, ensure_ascii=False)
+
+
+def fmt_number(v, digits: int = 10) -> str:
+    if isinstance(v, (float, np.floating)):
+        return f"{float(v):.{digits}g}"
+    return str(v)
+
+
+def text_table(rows: list[dict], columns: list[str], digits: int = 10) -> str:
+    """Rows as an aligned plain-text table."""
+    cells = [[fmt_number(r[c], digits) for c in columns] for r in rows]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) if cells else len(c) for i, c in enumerate(columns)]
+    lines = ["  ".join(c.rjust(w) for c, w in zip(columns, widths))]
+    lines += ["  ".join(v.rjust(w) for v, w in zip(row, widths)) for row in cells]
+    return "\n".join(lines)
+
+
+def csv_table(rows: list[dict], columns: list[str]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(columns)
+    for r in rows:
+        w.writerow([repr(float(r[c])) if isinstance(r[c], (float, np.floating)) else r[c] for c in columns])
+    return buf.getvalue()
+
+
+def emit(rows: list[dict], columns: list[str], fmt: str, meta: dict | None = None) -> str:
+    """The text a command prints for `rows` in format text, json or csv."""
+    if fmt == "json":
+        return to_json({**(meta or {}), "columns": columns, "rows": rows})
+    if fmt == "csv":
+        return csv_table(rows, columns).rstrip("\n")
+    return text_table(rows, columns)

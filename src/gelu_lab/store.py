@@ -1,0 +1,222 @@
+"""The runs store: one SQLite file holding every measurement GELU Lab makes.
+
+Heavy jobs (training, probes, benchmarks, exhaustive sweeps) write here; the
+app and the report only read. WAL mode, one transaction per write, so a job
+killed at any moment leaves the file consistent, and a job that finds its own
+unfinished run (same kind and key) can resume it.
+
+Location: ``--store PATH`` on the CLI, else ``$GELU_LAB_STORE``, else
+``runs.sqlite`` in ``$GELU_LAB_DATA`` or the user's data directory
+(~/.local/share/gelu-lab).
+
+Tables
+    runs(id, kind, key, config, status, provenance, created, updated)
+    metrics(run_id, step, name, value)          time series (loss curves, ...)
+    results(run_id, name, value)                JSON documents (final tables, ...)
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import sqlite3
+import sys
+from pathlib import Path
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    config TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'running',
+    provenance TEXT NOT NULL DEFAULT '{}',
+    created TEXT NOT NULL,
+    updated TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS runs_kind_key ON runs(kind, key);
+CREATE TABLE IF NOT EXISTS metrics (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    step INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    value REAL,
+    PRIMARY KEY (run_id, step, name)
+);
+CREATE TABLE IF NOT EXISTS results (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (run_id, name)
+);
+"""
+
+
+def data_dir() -> Path:
+    """Where GELU Lab keeps its data: $GELU_LAB_DATA or ~/.local/share/gelu-lab."""
+    env = os.environ.get("GELU_LAB_DATA")
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "gelu-lab"
+
+
+def default_path() -> Path:
+    env = os.environ.get("GELU_LAB_STORE")
+    return Path(env).expanduser() if env else data_dir() / "runs.sqlite"
+
+
+def now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def provenance(command: str | None = None) -> dict:
+    """Where a measurement came from: command, versions, machine, date."""
+    import numpy
+    import scipy
+
+    info = {
+        "command": command if command is not None else " ".join(["gelu-lab", *sys.argv[1:]]),
+        "date": now(),
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "scipy": scipy.__version__,
+        "machine": platform.machine(),
+        "processor": _cpu_name(),
+        "cpus": os.cpu_count(),
+    }
+    if "torch" in sys.modules:
+        info["torch"] = sys.modules["torch"].__version__
+    from . import __version__
+
+    info["gelu_lab"] = __version__
+    return info
+
+
+def _cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+class Store:
+    """A handle on the runs store file (created on first use)."""
+
+    def __init__(self, path: str | os.PathLike | None = None):
+        self.path = Path(path) if path is not None else default_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        self.db.row_factory = sqlite3.Row
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as e:
+            self.db.close()
+            raise OSError(f"runs store {self.path} is not a readable SQLite file ({e})") from None
+
+    def close(self):
+        self.db.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # --- runs -------------------------------------------------------------
+    def start_run(self, kind: str, key: str, config: dict, command: str | None = None) -> int:
+        """A new run in state 'running'; returns its id."""
+        t = now()
+        with self.db:
+            cur = self.db.execute(
+                "INSERT INTO runs(kind, key, config, provenance, created, updated) VALUES (?,?,?,?,?,?)",
+                (kind, key, json.dumps(config, sort_keys=True), json.dumps(provenance(command)), t, t),
+            )
+        return int(cur.lastrowid)
+
+    def find_run(self, kind: str, key: str, status: str | None = None) -> dict | None:
+        """The newest run of this kind and key (optionally in this status)."""
+        q = "SELECT * FROM runs WHERE kind=? AND key=?" + (" AND status=?" if status else "")
+        q += " ORDER BY id DESC LIMIT 1"
+        row = self.db.execute(q, (kind, key, status) if status else (kind, key)).fetchone()
+        return self._run(row) if row else None
+
+    def set_status(self, run_id: int, status: str):
+        with self.db:
+            self.db.execute("UPDATE runs SET status=?, updated=? WHERE id=?", (status, now(), run_id))
+
+    def runs(self, kind: str | None = None, status: str | None = None) -> list[dict]:
+        q, args = "SELECT * FROM runs WHERE 1=1", []
+        if kind:
+            q, args = q + " AND kind=?", args + [kind]
+        if status:
+            q, args = q + " AND status=?", args + [status]
+        return [self._run(r) for r in self.db.execute(q + " ORDER BY id", args)]
+
+    def delete_run(self, run_id: int):
+        with self.db:
+            self.db.execute("DELETE FROM runs WHERE id=?", (run_id,))
+
+    @staticmethod
+    def _run(row) -> dict:
+        d = dict(row)
+        d["config"] = json.loads(d["config"])
+        d["provenance"] = json.loads(d["provenance"])
+        return d
+
+    # --- metrics and results ---------------------------------------------
+    def log_metrics(self, run_id: int, step: int, values: dict):
+        """Record named scalars at a step (one transaction; replaces on repeat)."""
+        with self.db:
+            self.db.executemany(
+                "INSERT OR REPLACE INTO metrics(run_id, step, name, value) VALUES (?,?,?,?)",
+                [(run_id, int(step), k, None if v is None else float(v)) for k, v in values.items()],
+            )
+            self.db.execute("UPDATE runs SET updated=? WHERE id=?", (now(), run_id))
+
+    def metrics(self, run_id: int, name: str | None = None) -> list[dict]:
+        q = "SELECT step, name, value FROM metrics WHERE run_id=?" + (" AND name=?" if name else "")
+        rows = self.db.execute(q + " ORDER BY step, name", (run_id, name) if name else (run_id,))
+        return [dict(r) for r in rows]
+
+    def put_result(self, run_id: int, name: str, value):
+        from .output import _plain
+
+        with self.db:
+            self.db.execute(
+                "INSERT OR REPLACE INTO results(run_id, name, value) VALUES (?,?,?)",
+                (run_id, name, json.dumps(_plain(value))),
+            )
+            self.db.execute("UPDATE runs SET updated=? WHERE id=?", (now(), run_id))
+
+    def result(self, run_id: int, name: str):
+        row = self.db.execute("SELECT value FROM results WHERE run_id=? AND name=?", (run_id, name)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def results(self, run_id: int) -> dict:
+        rows = self.db.execute("SELECT name, value FROM results WHERE run_id=?", (run_id,))
+        return {r["name"]: json.loads(r["value"]) for r in rows}
+
+    def latest_result(self, kind: str, name: str, key: str | None = None):
+        """(run, value) of the newest finished run of `kind` holding result `name`, or (None, None)."""
+        q = "SELECT r.*, s.value AS _v FROM runs r JOIN results s ON s.run_id = r.id WHERE r.kind=? AND s.name=? AND r.status='done'"
+        args = [kind, name]
+        if key is not None:
+            q, args = q + " AND r.key=?", args + [key]
+        row = self.db.execute(q + " ORDER BY r.id DESC LIMIT 1", args).fetchone()
+        if not row:
+            return None, None
+        d = dict(row)
+        value = json.loads(d.pop("_v"))
+        d["config"] = json.loads(d["config"])
+        d["provenance"] = json.loads(d["provenance"])
+        return d, value
+
+    def integrity_ok(self) -> bool:
+        return self.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

@@ -1,0 +1,105 @@
+"""PyTorch face of gelu_lab: the same functions on tensors, with autograd.
+
+    gelu_lab.gelu(t), gelu_lab.gelu_grad(t), gelu_lab.gelu_grad2(t)  (tensors in, tensors out)
+    gelu_lab.torch.GELU(approximate="none" | "tanh" | "sigmoid")      drop-in for torch.nn.GELU
+
+Values are computed by the NumPy core (so the exact form is correctly rounded
+in float32, bfloat16 and float16) on the CPU and returned on the tensor's
+device. The backward of ``gelu`` is ``grad_out * gelu_grad(x)`` and the
+backward of that uses ``gelu_grad2``, so double backward works too.
+Importing this module needs torch; importing ``gelu_lab`` does not.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from .formats import bfloat16
+
+_TO_NUMPY = {torch.float16: np.float16, torch.float32: np.float32, torch.float64: np.float64}
+
+
+def to_numpy(t: torch.Tensor) -> np.ndarray:
+    """A CPU copy of a float tensor as a NumPy array of the same format."""
+    t = t.detach().cpu().contiguous()
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy().view(bfloat16)
+    if t.dtype in _TO_NUMPY:
+        return t.numpy()
+    return t.to(torch.float64).numpy()
+
+
+def from_numpy(a: np.ndarray, like: torch.Tensor) -> torch.Tensor:
+    """A tensor holding `a`, on like's device, in a's format."""
+    a = np.ascontiguousarray(a)
+    if a.dtype == bfloat16:
+        t = torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+    else:
+        t = torch.from_numpy(a)
+    return t.to(like.device)
+
+
+def _values(x: torch.Tensor, approximate: str, order: int) -> torch.Tensor:
+    from .core import _apply
+
+    return from_numpy(np.asarray(_apply(to_numpy(x), approximate, order, None)), x)
+
+
+class _GeluGrad(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, approximate):
+        ctx.save_for_backward(x)
+        ctx.approximate = approximate
+        return _values(x, approximate, 1)
+
+    @staticmethod
+    def backward(ctx, dz):
+        (x,) = ctx.saved_tensors
+        return dz * _values(x, ctx.approximate, 2), None
+
+
+class _Gelu(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, approximate):
+        ctx.save_for_backward(x)
+        ctx.approximate = approximate
+        return _values(x, approximate, 0)
+
+    @staticmethod
+    def backward(ctx, dy):
+        (x,) = ctx.saved_tensors
+        return dy * _GeluGrad.apply(x, ctx.approximate), None
+
+
+def apply(x: torch.Tensor, approximate: str, order: int, out=None) -> torch.Tensor:
+    """Value (order 0), derivative (1) or second derivative (2) of a GELU form."""
+    if not x.is_floating_point():
+        x = x.to(torch.float64)
+    y = [_Gelu.apply, _GeluGrad.apply, lambda t, a: _values(t, a, 2)][order](x, approximate)
+    if out is not None:
+        out.copy_(y)
+        return out
+    return y
+
+
+class GELU(nn.Module):
+    """Drop-in for torch.nn.GELU, correctly rounded in the exact form.
+
+    approximate: "none" (x Phi(x)), "tanh" or "sigmoid" (x sigmoid(1.702 x)).
+    """
+
+    def __init__(self, approximate: str = "none"):
+        super().__init__()
+        from .core import APPROXIMATIONS
+
+        if approximate not in APPROXIMATIONS:
+            raise ValueError(f"approximate must be one of {APPROXIMATIONS}, got {approximate!r}")
+        self.approximate = approximate
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return apply(x, self.approximate, 0)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
