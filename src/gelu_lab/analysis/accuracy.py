@@ -1,0 +1,577 @@
+"""ULP accuracy of any GELU implementation against the correctly rounded reference.
+
+    resolve(spec, reference=None) -> Impl     "gelu", "torch:gelu_tanh", "mypkg.kern:gelu", ...
+    measure(impl, dtype, mode="exhaustive" | "sample" | "range", ...) -> dict (the summary)
+
+Reference: :func:`gelu_lab.reference.correctly_rounded` of the *same formula* as
+the implementation (the tanh form is judged against the correctly rounded tanh
+form, not against exact GELU: this measures rounding, not approximation error).
+
+Inputs: float16 and bfloat16 are always exhaustive (65 536 bit patterns).
+float32: ``sample`` (N inputs stratified over the 2 x 255 binades, subnormals one
+binade, plus +-0, +-inf, nan, the extremes), ``range`` (every float32 in [A, B]),
+or ``exhaustive`` (all 2^32 bit patterns, in chunks of 2^24).
+
+ULP distance is |ord(got) - ord(want)| on the ordered-integer image of the
+format (magnitude bits, negated for negative numbers, so -0 and +0 are both 0
+and consecutive floats differ by 1, across binades and across zero alike). Cases
+that have no ULP distance, or deserve their own count, are kept apart:
+
+    flush        got +-0 where the correctly rounded value is non-zero
+    zero_sign    got 0 with the wrong sign
+    overflow     got +-inf where the true value is finite
+    spurious_nan got nan where the true value is not nan
+    inf_mismatch the true value is +-inf and got something else
+    nan_lost     the true value is nan (x = nan) and got a number
+
+Every tally (whole run, each chunk, each region of x) is a plain dict that
+merges by addition and max, so a chunked run can be stored chunk by chunk and
+resumed after a kill.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ..formats import FORMATS, format_of, round_to_format
+from ..reference import REFERENCES, correctly_rounded
+
+DTYPES = ("float16", "bfloat16", "float32")
+CHUNK_BITS = 24
+KIND = "accuracy"
+CATEGORIES = ("flush", "zero_sign", "overflow", "spurious_nan", "inf_mismatch", "nan_lost")
+# regions of x; inf counts with its tail, nan has its own
+REGIONS = ("x<=-10", "(-10,-3]", "(-3,-1]", "(-1,0)", "0", "(0,1)", "[1,3)", "[3,10)", "x>=10", "nan")
+HIST_BINS = 34  # bin 0: exact; 1: 1 ulp; 2: 2; k >= 3: 2^(k-2)+1 .. 2^(k-1) ulp
+PROFILE_BINS = 256  # max ULP error along x, in bins of the ordered-integer axis
+
+
+# --------------------------------------------------------------------------
+# implementations
+
+
+@dataclass(frozen=True)
+class Impl:
+    spec: str
+    fn: Callable  # NumPy array of a float format -> array (any float dtype) of the same shape
+    reference: str  # name in gelu_lab.reference.REFERENCES
+
+    def __call__(self, x):
+        return self.fn(x)
+
+
+def _builtin(approximate: str, order: int):
+    import gelu_lab
+
+    f = gelu_lab.gelu if order == 0 else gelu_lab.gelu_grad
+    return lambda x: f(x, approximate)
+
+
+BUILTINS = {
+    "gelu": (_builtin("none", 0), "gelu"),
+    "gelu_grad": (_builtin("none", 1), "gelu_grad"),
+    "gelu_tanh": (_builtin("tanh", 0), "gelu_tanh"),
+    "gelu_tanh_grad": (_builtin("tanh", 1), "gelu_tanh_grad"),
+    "gelu_sigmoid": (_builtin("sigmoid", 0), "gelu_sigmoid"),
+    "gelu_sigmoid_grad": (_builtin("sigmoid", 1), "gelu_sigmoid_grad"),
+}
+
+
+def _torch_forms():
+    import torch
+    import torch.nn.functional as F
+
+    def sigmoid_form(t):
+        return t * torch.sigmoid(1.702 * t)
+
+    return {
+        "gelu": (lambda t: F.gelu(t), "gelu"),
+        "gelu_tanh": (lambda t: F.gelu(t, approximate="tanh"), "gelu_tanh"),
+        "gelu_sigmoid": (sigmoid_form, "gelu_sigmoid"),
+        "gelu_grad": (_autograd(lambda t: F.gelu(t)), "gelu_grad"),
+        "gelu_tanh_grad": (_autograd(lambda t: F.gelu(t, approximate="tanh")), "gelu_tanh_grad"),
+        "gelu_sigmoid_grad": (_autograd(sigmoid_form), "gelu_sigmoid_grad"),
+    }
+
+
+def _autograd(f):
+    """dy/dx of an elementwise torch function, by backward() with ones."""
+    import torch
+
+    def g(t):
+        t = t.detach().clone().requires_grad_(True)
+        y = f(t)
+        y.backward(torch.ones_like(y))
+        return t.grad
+
+    return g
+
+
+def _on_tensors(f):
+    """A torch function as a NumPy -> NumPy one (formats kept, bfloat16 included)."""
+    import torch
+
+    from ..torch import from_numpy, to_numpy
+
+    like = torch.empty(0)
+
+    def g(x):
+        with torch.enable_grad():
+            return to_numpy(f(from_numpy(np.ascontiguousarray(x), like)))
+
+    return g
+
+
+def _user_callable(spec: str):
+    """`module:function` (function may be dotted) imported by name, never eval'd."""
+    mod_name, _, attr = spec.partition(":")
+    if not mod_name or not attr:
+        raise ValueError(f"impl {spec!r}: use a built-in name, torch:NAME or module:function")
+    try:
+        obj = importlib.import_module(mod_name)
+    except ImportError as e:
+        raise ValueError(f"impl {spec!r}: cannot import module {mod_name!r} ({e})") from None
+    for part in attr.split("."):
+        if not part.isidentifier() or not hasattr(obj, part):
+            raise ValueError(f"impl {spec!r}: module {mod_name!r} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise ValueError(f"impl {spec!r}: {attr!r} is not callable")
+    return obj
+
+
+def _array_or_tensor(f):
+    """Call f on the NumPy array; if it refuses one, on a torch tensor."""
+
+    def g(x):
+        try:
+            y = f(x)
+        except Exception as first:
+            try:
+                y = _on_tensors(f)(x)
+            except Exception:
+                raise ValueError(f"the implementation failed on a {x.dtype} array: {type(first).__name__}: {first}") from None
+        if type(y).__module__.startswith("torch"):
+            from ..torch import to_numpy
+
+            y = to_numpy(y)
+        return np.asarray(y)
+
+    return g
+
+
+def resolve(spec: str, reference: str | None = None) -> Impl:
+    """The implementation named by `spec`.
+
+    spec: a built-in (gelu, gelu_grad, gelu_tanh, gelu_tanh_grad, gelu_sigmoid,
+    gelu_sigmoid_grad), ``torch:`` + one of those names (derivatives by
+    autograd), or ``module:function`` for a user's callable taking and returning
+    an array or tensor. reference: the function it computes (default: the
+    built-in's own; ``gelu`` for a user callable).
+    """
+    spec = str(spec).strip()
+    if reference is not None and reference not in REFERENCES:
+        raise ValueError(f"unknown reference {reference!r}; choose from {', '.join(REFERENCES)}")
+    if spec in BUILTINS:
+        fn, ref = BUILTINS[spec]
+    elif spec.startswith("torch:"):
+        name = spec[len("torch:") :]
+        if name not in BUILTINS:
+            raise ValueError(f"unknown torch impl {spec!r}; choose from {', '.join('torch:' + n for n in BUILTINS)}")
+        try:
+            forms = _torch_forms()
+        except ImportError:
+            raise ValueError(f"impl {spec!r} needs torch, which is not installed") from None
+        f, ref = forms[name]
+        fn = _on_tensors(f)
+    elif ":" in spec:
+        fn, ref = _array_or_tensor(_user_callable(spec)), "gelu"
+    else:
+        raise ValueError(f"unknown impl {spec!r}; use one of {', '.join(BUILTINS)}, torch:NAME or module:function")
+    return Impl(spec, fn, reference or ref)
+
+
+# --------------------------------------------------------------------------
+# the ordered-integer image of a format
+
+
+def _uint(fmt):
+    return np.dtype(f"uint{fmt.dtype.itemsize * 8}")
+
+
+def ordered(a: np.ndarray) -> np.ndarray:
+    """Ordered-integer image (int64) of a float16/bfloat16/float32 array.
+
+    Non-negative floats map to their bit pattern, negative ones to minus their
+    magnitude bits: order preserved, +-0 -> 0, neighbours differ by 1.
+    """
+    fmt = format_of(a.dtype)
+    bits = a.view(_uint(fmt)).astype(np.int64)
+    sign = 1 << (8 * fmt.dtype.itemsize - 1)
+    mag = bits & (sign - 1)
+    return np.where(bits & sign, -mag, mag)
+
+
+def from_ordered(o, fmt) -> np.ndarray:
+    """Inverse of :func:`ordered` (0 -> +0)."""
+    o = np.asarray(o, dtype=np.int64)
+    sign = 1 << (8 * fmt.dtype.itemsize - 1)
+    bits = np.where(o < 0, (-o) | sign, o)
+    return bits.astype(_uint(fmt)).view(fmt.dtype)
+
+
+def ulp_distance(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """|ord(got) - ord(want)|: how many floats of the format lie between, plus one."""
+    return np.abs(ordered(got) - ordered(want))
+
+
+def hist_labels() -> list[str]:
+    labels = ["0", "1", "2"]
+    for k in range(3, HIST_BINS):
+        labels.append(f"{2 ** (k - 2) + 1}-{2 ** (k - 1)}")
+    return labels
+
+
+def hist_bin(u: np.ndarray) -> np.ndarray:
+    """Histogram bin of ULP errors u >= 0 (see HIST_BINS)."""
+    u = np.asarray(u, dtype=np.int64)
+    _, e = np.frexp(np.maximum(u - 1, 0).astype(np.float64))
+    return np.where(u == 0, 0, np.minimum(e + 1, HIST_BINS - 1))
+
+
+def region_of(xf: np.ndarray) -> np.ndarray:
+    """Index into REGIONS of float64 inputs."""
+    neg = np.searchsorted(np.array([-10.0, -3.0, -1.0]), xf, side="left")
+    pos = 5 + np.searchsorted(np.array([1.0, 3.0, 10.0]), xf, side="right")
+    return np.where(xf < 0, neg, np.where(xf > 0, pos, np.where(xf == 0, 4, 9)))
+
+
+# --------------------------------------------------------------------------
+# tallies: plain dicts that merge
+
+
+def empty_tally() -> dict:
+    r = len(REGIONS)
+    return {
+        "n": 0,
+        "wrong": 0,
+        "max_ulp": 0,
+        "worst": None,  # {"x", "got", "want", "ulp"}
+        "hist": [0] * HIST_BINS,
+        "counts": {c: 0 for c in CATEGORIES},
+        "examples": {c: None for c in CATEGORIES},
+        "regions": {
+            "n": [0] * r,
+            "wrong": [0] * r,
+            "max_ulp": [0] * r,
+            "argmax_x": [None] * r,
+            **{c: [0] * r for c in CATEGORIES},
+        },
+        "profile": [0] * PROFILE_BINS,
+    }
+
+
+def _profile_bin(xo: np.ndarray, fmt) -> np.ndarray:
+    w = 8 * fmt.dtype.itemsize
+    return ((xo + (1 << (w - 1))) >> (w - 8)).clip(0, PROFILE_BINS - 1)
+
+
+def tally(x: np.ndarray, got: np.ndarray, want: np.ndarray) -> dict:
+    """Tally of one batch: x inputs, got the implementation's values, want the reference's."""
+    fmt = format_of(x.dtype)
+    t = empty_tally()
+    with np.errstate(invalid="ignore"):  # ml_dtypes warns on casting nan
+        xf = x.astype(np.float64)
+    reg = region_of(xf)
+    t["n"] = int(x.size)
+    t["regions"]["n"] = np.bincount(reg, minlength=len(REGIONS)).tolist()
+    ut = _uint(fmt)
+    same = got.view(ut) == want.view(ut)
+    gn, wn = np.isnan(got), np.isnan(want)
+    same |= gn & wn  # any nan is the right answer to nan
+    want_finite = np.isfinite(want)
+    idx = np.flatnonzero(~same)  # the few inputs to look at closely
+    n_ulp_ok = int(np.count_nonzero(same & want_finite))
+    t["wrong"] = int(idx.size)
+    if idx.size == 0:
+        t["hist"][0] = n_ulp_ok
+        return t
+    xs, g, w, r = x[idx], got[idx], want[idx], reg[idx]
+    with np.errstate(invalid="ignore"):
+        gf, wf = g.astype(np.float64), w.astype(np.float64)
+    cats = {
+        "spurious_nan": np.isnan(gf) & ~np.isnan(wf),
+        "nan_lost": np.isnan(wf) & ~np.isnan(gf),
+        "inf_mismatch": np.isinf(wf) & ~np.isnan(gf),
+        "overflow": np.isinf(gf) & np.isfinite(wf),
+        "flush": (gf == 0) & (wf != 0) & np.isfinite(wf),
+        "zero_sign": (gf == 0) & (wf == 0),
+    }
+    special = np.zeros(idx.size, dtype=bool)
+    for c, m in cats.items():
+        m = m & ~special  # each input in one category
+        special |= m
+        t["counts"][c] = int(np.count_nonzero(m))
+        if m.any():
+            j = int(np.flatnonzero(m)[0])
+            t["examples"][c] = {"x": float(xs[j]), "got": float(gf[j]), "want": float(wf[j])}
+        t["regions"][c] = np.bincount(r[m], minlength=len(REGIONS)).tolist()
+    t["regions"]["wrong"] = np.bincount(r, minlength=len(REGIONS)).tolist()
+    ok = ~special  # finite got and want, a ULP distance
+    u = ulp_distance(g[ok], w[ok])
+    hist = np.bincount(hist_bin(u), minlength=HIST_BINS)
+    hist[0] += n_ulp_ok
+    t["hist"] = hist.tolist()
+    if u.size:
+        k = int(np.argmax(u))
+        xk, rk = xs[ok], r[ok]
+        t["max_ulp"] = int(u[k])
+        t["worst"] = {"x": float(xk[k]), "got": float(gf[ok][k]), "want": float(wf[ok][k]), "ulp": int(u[k])}
+        for ri in np.unique(rk):
+            sel = np.flatnonzero(rk == ri)
+            kk = sel[int(np.argmax(u[sel]))]
+            t["regions"]["max_ulp"][ri] = int(u[kk])
+            t["regions"]["argmax_x"][ri] = float(xk[kk])
+        prof = np.zeros(PROFILE_BINS, dtype=np.int64)
+        np.maximum.at(prof, _profile_bin(ordered(xk), fmt), u)
+        t["profile"] = prof.tolist()
+    return t
+
+
+def merge(a: dict, b: dict) -> dict:
+    """The tally of two disjoint batches."""
+    out = empty_tally()
+    out["n"], out["wrong"] = a["n"] + b["n"], a["wrong"] + b["wrong"]
+    out["hist"] = [i + j for i, j in zip(a["hist"], b["hist"])]
+    out["profile"] = [max(i, j) for i, j in zip(a["profile"], b["profile"])]
+    first = a if a["max_ulp"] >= b["max_ulp"] else b
+    out["max_ulp"], out["worst"] = first["max_ulp"], first["worst"]
+    for c in CATEGORIES:
+        out["counts"][c] = a["counts"][c] + b["counts"][c]
+        out["examples"][c] = a["examples"][c] or b["examples"][c]
+    ra, rb, ro = a["regions"], b["regions"], out["regions"]
+    for key in ("n", "wrong", *CATEGORIES):
+        ro[key] = [i + j for i, j in zip(ra[key], rb[key])]
+    for i in range(len(REGIONS)):
+        src = ra if ra["max_ulp"][i] >= rb["max_ulp"][i] else rb
+        ro["max_ulp"][i], ro["argmax_x"][i] = src["max_ulp"][i], src["argmax_x"][i]
+    return out
+
+
+# --------------------------------------------------------------------------
+# inputs
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Which inputs a run covers, as a list of chunks that can be made independently."""
+
+    dtype: str
+    mode: str  # exhaustive | sample | range
+    size: int  # inputs in all
+    chunks: int
+    sample: int = 0
+    seed: int = 0
+    lo: int = 0  # ordered-integer bounds (range mode), or bit-pattern bounds
+    hi: int = 0
+    chunk_bits: int = CHUNK_BITS
+
+    def key(self, impl: Impl) -> str:
+        """The store key of a run of `impl` over these inputs."""
+        what = {"exhaustive": "exhaustive", "sample": f"sample={self.sample},seed={self.seed}", "range": f"range={self.lo}:{self.hi}"}
+        return f"{impl.spec}|{impl.reference}|{self.dtype}|{what[self.mode]}"
+
+    def config(self) -> dict:
+        return {"dtype": self.dtype, "mode": self.mode, "size": self.size, "chunks": self.chunks,
+                "sample": self.sample, "seed": self.seed, "lo": self.lo, "hi": self.hi, "chunk_bits": self.chunk_bits}
+
+    def chunk(self, i: int) -> np.ndarray:
+        """The inputs of chunk i."""
+        fmt = FORMATS[self.dtype]
+        if self.mode == "sample":
+            return stratified_sample(self.sample, self.seed)
+        step = 1 << self.chunk_bits
+        if self.mode == "exhaustive":
+            total = 1 << (8 * fmt.dtype.itemsize)
+            a, b = i * step, min((i + 1) * step, total)
+            return np.arange(a, b, dtype=np.int64).astype(_uint(fmt)).view(fmt.dtype)
+        a = self.lo + i * step
+        b = min(a + step, self.hi + 1)
+        return from_ordered(np.arange(a, b, dtype=np.int64), fmt)
+
+
+def stratified_sample(n: int, seed: int = 0) -> np.ndarray:
+    """About n float32 inputs: the same number from each binade of each sign.
+
+    Exponent fields 0 (the subnormals) to 254, both signs, uniform random
+    significands; plus +-0, +-inf, nan, +-largest, +-smallest subnormal.
+    """
+    rng = np.random.default_rng(seed)
+    per = max(1, n // 510)
+    exps = np.repeat(np.arange(255, dtype=np.uint32), 2 * per)
+    signs = np.tile(np.repeat(np.array([0, 1], dtype=np.uint32), per), 255)
+    mant = rng.integers(0, 1 << 23, size=exps.size, dtype=np.uint32)
+    bits = (signs << 31) | (exps << 23) | mant
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 3.4028235e38, -3.4028235e38, 1e-45, -1e-45], dtype=np.float32)
+    return np.concatenate([bits.view(np.float32), special])
+
+
+def plan(dtype: str, mode: str = "exhaustive", sample: int = 1 << 20, seed: int = 0, interval=None, chunk_bits: int = CHUNK_BITS) -> Plan:
+    """The inputs of a run; ValueError for combinations that make no sense."""
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
+    fmt = FORMATS[dtype]
+    if fmt.p <= 11 and mode != "exhaustive":
+        raise ValueError(f"{dtype} is always checked exhaustively (65536 inputs): drop --sample/--range")
+    if not 10 <= chunk_bits <= 28:
+        raise ValueError("chunk bits must lie in 10..28")
+    step = 1 << chunk_bits
+    if mode == "exhaustive":
+        total = 1 << (8 * fmt.dtype.itemsize)
+        return Plan(dtype, mode, total, -(-total // step), chunk_bits=chunk_bits)
+    if mode == "sample":
+        if not 1 <= int(sample) <= 1 << 28:
+            raise ValueError(f"--sample must be between 1 and {1 << 28}, got {sample}")
+        s = stratified_sample(int(sample), seed)
+        return Plan(dtype, mode, int(s.size), 1, sample=int(sample), seed=int(seed), chunk_bits=chunk_bits)
+    if mode == "range":
+        from .errors import check_interval
+
+        a, b = check_interval(*interval, limit=float(np.finfo(np.float32).max))
+        # the float32 numbers inside [a, b]: round the ends inward
+        fa, fb = np.float32(a), np.float32(b)
+        if float(fa) < a:
+            fa = np.nextafter(fa, np.float32(np.inf))
+        if float(fb) > b:
+            fb = np.nextafter(fb, np.float32(-np.inf))
+        lo, hi = int(ordered(np.array([fa]))[0]), int(ordered(np.array([fb]))[0])
+        if hi < lo:
+            raise ValueError(f"no float32 number lies in [{a!r}, {b!r}]")
+        size = hi - lo + 1
+        return Plan(dtype, mode, size, -(-size // step), lo=lo, hi=hi, chunk_bits=chunk_bits)
+    raise ValueError(f"mode must be exhaustive, sample or range, got {mode!r}")
+
+
+# --------------------------------------------------------------------------
+# a run
+
+
+def evaluate(impl: Impl, x: np.ndarray) -> tuple[np.ndarray, str]:
+    """impl(x) in x's format (rounded once if it answered in another) and the dtype it returned."""
+    y = np.asarray(impl(x))
+    if y.shape != x.shape:
+        raise ValueError(f"impl {impl.spec!r} returned shape {y.shape} for input shape {x.shape}")
+    returned = y.dtype.name
+    if y.dtype != x.dtype:
+        y = round_to_format(y.astype(np.float64), format_of(x.dtype))
+    return y, returned
+
+
+def measure_chunk(impl: Impl, x: np.ndarray) -> dict:
+    got, returned = evaluate(impl, x)
+    want = correctly_rounded(impl.reference, x)
+    t = tally(x, got, want)
+    t["returned_dtype"] = returned
+    return t
+
+
+def summarize(t: dict, impl: Impl, p: Plan) -> dict:
+    """The report of a finished tally: figures, fractions, per-region rows."""
+    fmt = FORMATS[p.dtype]
+    w = 8 * fmt.dtype.itemsize
+    edges = [(b << (w - 8)) - (1 << (w - 1)) for b in range(PROFILE_BINS + 1)]
+    lim = int(ordered(np.array([np.inf], dtype=fmt.dtype))[0])
+    xs = from_ordered(np.clip(edges, -lim, lim), fmt).astype(np.float64)
+    reg = t["regions"]
+    rows = []
+    for i, name in enumerate(REGIONS):
+        rows.append({
+            "region": name,
+            "n": reg["n"][i],
+            "wrong": reg["wrong"][i],
+            "frac_wrong": reg["wrong"][i] / reg["n"][i] if reg["n"][i] else 0.0,
+            "max_ulp": reg["max_ulp"][i],
+            "argmax_x": reg["argmax_x"][i],
+            **{c: reg[c][i] for c in CATEGORIES},
+        })
+    return {
+        "impl": impl.spec,
+        "reference": impl.reference,
+        "dtype": p.dtype,
+        "mode": p.mode,
+        "n": t["n"],
+        "wrong": t["wrong"],
+        "frac_wrong": t["wrong"] / t["n"] if t["n"] else 0.0,
+        "max_ulp": t["max_ulp"],
+        "worst": t["worst"],
+        "counts": t["counts"],
+        "examples": t["examples"],
+        "histogram": {"labels": hist_labels(), "counts": t["hist"]},
+        "regions": rows,
+        "profile": {"x_lo": xs[:-1].tolist(), "x_hi": xs[1:].tolist(), "max_ulp": t["profile"]},
+        "returned_dtype": t.get("returned_dtype", p.dtype),
+        "plan": p.config(),
+    }
+
+
+def measure(impl: Impl | str, dtype: str, mode: str = "exhaustive", *, sample: int = 1 << 20, seed: int = 0,
+            interval=None, chunk_bits: int = CHUNK_BITS, store=None, progress: bool | None = None, command: str | None = None) -> dict:
+    """Measure `impl` over the inputs of `plan(...)`; the summary dict.
+
+    store: a :class:`gelu_lab.store.Store` to record the run in (kind
+    "accuracy", key Plan.key): every chunk's tally is stored as it finishes,
+    and an unfinished run with the same key resumes where it stopped. The
+    summary is stored as result "summary". progress: a tqdm bar on stderr
+    (None: only when stderr is a terminal).
+    """
+    from tqdm import tqdm
+
+    impl = resolve(impl) if isinstance(impl, str) else impl
+    p = plan(dtype, mode, sample=sample, seed=seed, interval=interval, chunk_bits=chunk_bits)
+    run_id, done = None, {}
+    if store is not None:
+        old = store.find_run(KIND, p.key(impl), status="running")
+        if old is not None and old["config"].get("plan") == p.config():
+            run_id = old["id"]
+            done = {k: v for k, v in store.results(run_id).items() if k.startswith("chunk/")}
+        else:
+            run_id = store.start_run(KIND, p.key(impl), {"impl": impl.spec, "reference": impl.reference, "plan": p.config()}, command)
+    total = empty_tally()
+    returned = None
+    bar = tqdm(total=p.size, unit="x", unit_scale=True, desc=f"{impl.spec} {dtype}", disable=None if progress is None else not progress, leave=False)
+    try:
+        for i in range(p.chunks):
+            name = f"chunk/{i:05d}"
+            if name in done:
+                t = done[name]
+            else:
+                t = measure_chunk(impl, p.chunk(i))
+                if store is not None:
+                    store.put_result(run_id, name, t)
+            returned = returned or t.get("returned_dtype")
+            total = merge(total, t)
+            bar.update(t["n"])
+    finally:
+        bar.close()
+    total["returned_dtype"] = returned or dtype
+    summary = summarize(total, impl, p)
+    if store is not None:
+        summary["run_id"] = run_id
+        store.put_result(run_id, "summary", summary)
+        store.set_status(run_id, "done")
+    return summary
+
+
+def stored(impl: str, dtype: str, mode: str = "exhaustive", store=None, reference: str | None = None, **plan_args):
+    """The newest stored summary of this measurement, or None (for the app: no recomputing)."""
+    from ..store import Store
+
+    im = resolve(impl, reference) if not isinstance(impl, Impl) else impl
+    key = plan(dtype, mode, **plan_args).key(im)
+    s = store or Store()
+    _, value = s.latest_result(KIND, "summary", key)
+    return value

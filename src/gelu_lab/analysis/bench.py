@@ -1,0 +1,274 @@
+"""Cost: throughput of every GELU form on every backend, against the memory roofline.
+
+    time_call(fn, repeats=5)            median seconds of one call (the one timing helper)
+    CASES                               name -> Case(backend, form, direction, dtype, setup)
+    run(cases, sizes, threads)          rows of Gelem/s with ratios measured in the same run
+    machine(threads)                    CPU, thread count, library versions
+
+A case's ``setup(n)`` builds its arrays once and returns a zero-argument callable;
+only that callable is timed. The roofline is ``np.copyto`` of n float32 (read n,
+write n): no elementwise kernel that reads its input and writes its output can
+beat it, so ``vs_copy`` is the share of the memory bandwidth a kernel reaches.
+Forward cases time y = f(x); "fwd+bwd" cases time y = f(x) and y.backward(g)
+through torch autograd (for gelu_lab: value and derivative, the same work).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+KIND = "bench"
+SQRT_HALF = math.sqrt(0.5)
+TANH_K = math.sqrt(2.0 / math.pi)
+
+
+def time_call(fn: Callable, repeats: int = 5, min_sample_s: float = 2e-3) -> dict:
+    """Median time of one call of fn, over `repeats` samples.
+
+    One untimed warm-up call (JIT, caches, page faults), then each sample runs
+    fn `inner` times in a row so that a sample lasts at least min_sample_s
+    (perf_counter resolution and call overhead do not dominate tiny sizes).
+    """
+    if repeats < 1:
+        raise ValueError("repeats must be >= 1")
+    fn()
+    t0 = time.perf_counter()
+    fn()
+    one = max(time.perf_counter() - t0, 1e-9)
+    inner = max(1, int(min_sample_s / one))
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        samples.append((time.perf_counter() - t0) / inner)
+    return {"median_s": statistics.median(samples), "min_s": min(samples), "max_s": max(samples), "repeats": repeats, "inner": inner}
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    backend: str  # numpy | gelu_lab | torch | roofline
+    form: str  # erf | tanh | sigmoid | copy
+    direction: str  # forward | fwd+bwd
+    dtype: str
+    setup: Callable  # n -> zero-argument callable
+
+
+def _x(n: int, dtype="float32") -> np.ndarray:
+    # N(0, 2): the range where activations live; every code path is taken
+    x = np.random.default_rng(0).normal(0.0, 2.0, n)
+    if dtype == "float32":
+        return x.astype(np.float32)
+    from ..formats import FORMATS, round_to_format
+
+    return round_to_format(x, FORMATS[dtype])
+
+
+def _numpy_case(form):
+    from scipy import special
+
+    def setup(n):
+        x = _x(n)
+        out = np.empty_like(x)
+        h, k, c, b = np.float32(0.5), np.float32(TANH_K), np.float32(0.044715), np.float32(1.702)
+        if form == "erf":
+            return lambda: np.multiply(h * x, 1 + special.erf(x * np.float32(SQRT_HALF)), out=out)
+        if form == "tanh":
+            return lambda: np.multiply(h * x, 1 + np.tanh(k * (x + c * x * x * x)), out=out)
+        return lambda: np.multiply(x, special.expit(b * x), out=out)
+
+    return setup
+
+
+def _gelu_lab_case(approximate, direction, dtype="float32"):
+    def setup(n):
+        import gelu_lab
+
+        x = _x(n, dtype)
+        out = np.empty_like(x)
+        if direction == "forward":
+            return lambda: gelu_lab.gelu(x, approximate, out=out)
+        g = np.empty_like(x)
+        return lambda: (gelu_lab.gelu(x, approximate, out=out), gelu_lab.gelu_grad(x, approximate, out=g))
+
+    return setup
+
+
+def _torch_case(form, direction, dtype="float32"):
+    def setup(n):
+        import torch
+        import torch.nn.functional as F
+
+        from ..torch import from_numpy
+
+        x = from_numpy(_x(n, dtype), torch.empty(0))
+        f = {
+            "erf": lambda t: F.gelu(t),
+            "tanh": lambda t: F.gelu(t, approximate="tanh"),
+            "sigmoid": lambda t: t * torch.sigmoid(1.702 * t),
+        }[form]
+        if direction == "forward":
+            out, tmp = torch.empty_like(x), torch.empty_like(x)
+            if form == "sigmoid":  # x * sigmoid(1.702 x), written into preallocated tensors
+                return lambda: torch.mul(x, torch.sigmoid(torch.mul(x, 1.702, out=tmp), out=tmp), out=out)
+            approx = "none" if form == "erf" else "tanh"
+            return lambda: torch._C._nn.gelu(x, approximate=approx, out=out)
+        xr = x.clone().requires_grad_(True)
+        g = torch.ones_like(x)
+
+        def fwd_bwd():
+            xr.grad = None
+            f(xr).backward(g)
+
+        return fwd_bwd
+
+    return setup
+
+
+def _copy_case(n):
+    x = _x(n)
+    out = np.empty_like(x)
+    return lambda: np.copyto(out, x)
+
+
+def _cases() -> dict:
+    cs = [Case("copy", "roofline", "copy", "forward", "float32", _copy_case)]
+    for form in ("erf", "tanh", "sigmoid"):
+        cs.append(Case(f"numpy:{form}", "numpy", form, "forward", "float32", _numpy_case(form)))
+    for form, approx in (("erf", "none"), ("tanh", "tanh"), ("sigmoid", "sigmoid")):
+        cs.append(Case(f"gelu_lab:{form}", "gelu_lab", form, "forward", "float32", _gelu_lab_case(approx, "forward")))
+        cs.append(Case(f"gelu_lab:{form}:fwd+bwd", "gelu_lab", form, "fwd+bwd", "float32", _gelu_lab_case(approx, "fwd+bwd")))
+    for form in ("erf", "tanh", "sigmoid"):
+        cs.append(Case(f"torch:{form}", "torch", form, "forward", "float32", _torch_case(form, "forward")))
+        cs.append(Case(f"torch:{form}:fwd+bwd", "torch", form, "fwd+bwd", "float32", _torch_case(form, "fwd+bwd")))
+    for dt in ("bfloat16", "float16"):
+        cs.append(Case(f"gelu_lab:erf:{dt}", "gelu_lab", "erf", "forward", dt, _gelu_lab_case("none", "forward", dt)))
+        cs.append(Case(f"torch:erf:{dt}", "torch", "erf", "forward", dt, _torch_case("erf", "forward", dt)))
+    return {c.name: c for c in cs}
+
+
+CASES = _cases()
+DEFAULT_SIZES = (10**3, 10**4, 10**5, 10**6, 10**7)
+MAX_SIZE = 10**8
+
+
+def set_threads(threads: int):
+    """Thread count of numba and torch (NumPy/SciPy elementwise code is single-threaded)."""
+    import numba
+
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        import torch
+
+        torch.set_num_threads(threads)
+    except ImportError:
+        pass
+
+
+def machine(threads: int | None = None) -> dict:
+    """Where the figures were measured: CPU, cores, threads used, versions."""
+    from ..store import provenance
+
+    info = provenance()
+    import numba
+
+    info["numba"] = numba.__version__
+    try:
+        import torch
+
+        info["torch"] = torch.__version__
+    except ImportError:
+        pass
+    info["threads"] = threads
+    info["affinity_cpus"] = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return info
+
+
+def check_names(names) -> list[str]:
+    names = list(names)
+    bad = [n for n in names if n not in CASES]
+    if bad:
+        raise ValueError(f"unknown bench case {bad[0]!r}; choose from {', '.join(CASES)}")
+    return names
+
+
+def run(names=None, sizes=DEFAULT_SIZES, threads=(1,), repeats: int = 5, progress: bool | None = None) -> list[dict]:
+    """Throughput rows for every case x size x thread count.
+
+    Each row: case, backend, form, direction, dtype, n, threads, median_s,
+    min_s (a loaded machine shows in the gap between the two), gelem_s (1e9
+    elements per second, from the median) and vs_copy (its throughput over the
+    roofline's at the same n and threads: copy is always measured too).
+    """
+    from tqdm import tqdm
+
+    names = check_names(names or list(CASES))
+    if "copy" not in names:
+        names = ["copy", *names]
+    sizes = [int(s) for s in sizes]
+    if any(not 1 <= s <= MAX_SIZE for s in sizes):
+        raise ValueError(f"sizes must lie in 1..{MAX_SIZE:.0e}")
+    if any(int(t) < 1 for t in threads):
+        raise ValueError("threads must be >= 1")
+    rows = []
+    bar = tqdm(total=len(names) * len(sizes) * len(threads), desc="bench", disable=None if progress is None else not progress, leave=False)
+    try:
+        for t in threads:
+            set_threads(int(t))
+            for n in sizes:
+                copy = None
+                for name in names:
+                    c = CASES[name]
+                    r = time_call(c.setup(n), repeats)
+                    row = {"case": name, "backend": c.backend, "form": c.form, "direction": c.direction, "dtype": c.dtype,
+                           "n": n, "threads": int(t), "median_s": r["median_s"], "min_s": r["min_s"],
+                           "gelem_s": n / r["median_s"] / 1e9}
+                    copy = row["gelem_s"] if name == "copy" else copy
+                    row["vs_copy"] = row["gelem_s"] / copy
+                    rows.append(row)
+                    bar.update(1)
+    finally:
+        bar.close()
+    return rows
+
+
+def ratios(rows: list[dict], num: str, den: str) -> list[dict]:
+    """Throughput of case `num` over case `den`, per (n, threads), from the same run."""
+    by = {(r["case"], r["n"], r["threads"]): r["gelem_s"] for r in rows}
+    out = []
+    for (case, n, t), v in by.items():
+        if case == num and (den, n, t) in by:
+            out.append({"num": num, "den": den, "n": n, "threads": t, "ratio": v / by[(den, n, t)]})
+    return out
+
+
+# the question the bench must answer: is the tanh form much cheaper than erf?
+TANH_VS_ERF = [("numpy:tanh", "numpy:erf"), ("torch:tanh", "torch:erf"), ("torch:tanh:fwd+bwd", "torch:erf:fwd+bwd"),
+               ("gelu_lab:tanh", "gelu_lab:erf")]
+
+
+def tanh_vs_erf(rows: list[dict]) -> list[dict]:
+    """Speed of the tanh form over erf (> 1: tanh faster), per backend, size and threads."""
+    return [r for num, den in TANH_VS_ERF for r in ratios(rows, num, den)]
+
+
+def measure(names=None, sizes=DEFAULT_SIZES, threads=(1,), repeats: int = 5, store=None, progress=None, command=None) -> dict:
+    """run() plus the machine and the tanh/erf ratios; stored (kind "bench") when store is given."""
+    rows = run(names, sizes, threads, repeats, progress)
+    result = {"machine": machine(list(threads)), "rows": rows, "tanh_vs_erf": tanh_vs_erf(rows)}
+    if store is not None:
+        key = f"threads={','.join(map(str, threads))}"
+        rid = store.start_run(KIND, key, {"cases": names or list(CASES), "sizes": list(sizes), "threads": list(threads), "repeats": repeats}, command)
+        for name in ("machine", "rows", "tanh_vs_erf"):
+            store.put_result(rid, name, result[name])
+        store.set_status(rid, "done")
+        result["run_id"] = rid
+    return result

@@ -1,0 +1,54 @@
+"""`gelu-lab bench`: throughput of every GELU form and backend against the memory roofline."""
+
+from __future__ import annotations
+
+from ..analysis import bench
+from ..output import emit, to_json
+from ..table import parse_x_list
+
+COLUMNS = ["case", "dtype", "n", "threads", "gelem_s", "vs_copy"]
+
+
+def register(sub):
+    p = sub.add_parser("bench", help="Gelem/s of each form (numpy, gelu_lab, torch; forward, backward) vs np.copyto")
+    p.add_argument("--cases", help=f"comma-separated, default all: {', '.join(bench.CASES)}")
+    p.add_argument("--sizes", default="1e3,1e4,1e5,1e6,1e7", help="comma-separated element counts, up to 1e8")
+    p.add_argument("--threads", default="1", help="comma-separated thread counts, e.g. 1,2")
+    p.add_argument("--repeats", type=int, default=5, help="timed samples per figure (the median is reported)")
+    p.add_argument("--store", help="runs store file (default $GELU_LAB_STORE or the data directory)")
+    p.add_argument("--no-store", action="store_true")
+    p.add_argument("--format", default="text", choices=["text", "json"])
+    p.set_defaults(func=run)
+
+
+def _ints(text: str, what: str) -> list[int]:
+    vals = parse_x_list(text)
+    if any(v != int(v) for v in vals):
+        raise ValueError(f"{what} must be whole numbers, got {text!r}")
+    return [int(v) for v in vals]
+
+
+def run(args) -> int:
+    names = bench.check_names([c.strip() for c in args.cases.split(",") if c.strip()]) if args.cases else None
+    sizes, threads = _ints(args.sizes, "--sizes"), _ints(args.threads, "--threads")
+    if not 1 <= args.repeats <= 1000:
+        raise ValueError("--repeats must lie in 1..1000")
+    store = None
+    if not args.no_store:
+        from ..store import Store
+
+        store = Store(args.store)
+    try:
+        r = bench.measure(names, sizes, threads, args.repeats, store=store)
+    finally:
+        if store is not None:
+            store.close()
+    if args.format == "json":
+        print(to_json(r))
+        return 0
+    m = r["machine"]
+    print(f"{m['processor']}, {m['cpus']} cpus, numpy {m['numpy']}, torch {m.get('torch', '-')}, numba {m['numba']}")
+    print(emit(r["rows"], COLUMNS, "text"))
+    print("tanh vs erf (throughput ratio, > 1: tanh faster)")
+    print(emit(r["tanh_vs_erf"], ["num", "den", "n", "threads", "ratio"], "text"))
+    return 0
