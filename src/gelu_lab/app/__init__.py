@@ -1,0 +1,87 @@
+"""The GELU Lab web app (Dash): ``create_app()``, and ``server`` for a WSGI server.
+
+    gelu-lab serve                          waitress on http://127.0.0.1:8050
+    gunicorn 'gelu_lab.app:server'          any WSGI server
+
+Layout: :mod:`.shell` (navigation, language switch, routing, URL state),
+:mod:`.registry` (the list of pages), ``pages/<slug>.py`` (layout and
+callbacks of one page, nothing else), ``content/{zh,en}/<slug>.md`` (its text,
+see :mod:`.content`), ``assets/`` (CSS and the clientside callbacks, served by
+the app itself: no CDN), and the figures in :mod:`gelu_lab.figures`.
+
+How to add a page (e.g. ``ffn``)
+--------------------------------
+1. Write ``pages/ffn.py`` with
+     ``PARAMS = [Param("width", 64, 8, 512, 8, integer=True), ...]``  (URL state, see :mod:`.state`)
+     ``def layout(state: dict, lang: str)`` -> Dash component, built from the state;
+   controls get the id ``"ffn-<param>"`` (their ``value`` is mirrored into the URL
+   automatically), callbacks are module-level ``@dash.callback`` /
+   ``dash.clientside_callback`` with ``prevent_initial_call=True`` (the layout
+   already shows the initial state) and ``State("lang", "data")`` for the language.
+2. Write ``content/zh/ffn.md`` and ``content/en/ffn.md`` (blocks ``<!-- name -->``).
+3. In :mod:`.registry` set ``Page("ffn", "/ffn", built=True)``.
+4. Add ``tests/test_app_ffn.py`` (the shared checks in tests/test_app_pages.py
+   pick the new page up from the registry: loads, no console error, no request
+   outside 127.0.0.1, both languages).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import logging
+from pathlib import Path
+
+import dash
+from flask import request
+from werkzeug.exceptions import HTTPException
+
+from . import registry, shell
+
+log = logging.getLogger("gelu_lab.app")
+
+
+def page_module(slug: str):
+    return importlib.import_module(f"gelu_lab.app.pages.{slug}")
+
+
+def create_app() -> dash.Dash:
+    """A new Dash app with every built page; debug off, assets served locally."""
+    app = dash.Dash(
+        __name__,
+        assets_folder=str(Path(__file__).parent / "assets"),
+        serve_locally=True,
+        suppress_callback_exceptions=True,  # page components appear only once routed to
+        title="GELU Lab",
+        update_title=None,
+        compress=False,
+    )
+    pages = {p.slug: page_module(p.slug) for p in registry.PAGES if p.built}
+    app.layout = shell.layout()
+    shell.register(pages)
+    _never_500(app.server)
+    return app
+
+
+def _never_500(server):
+    """A failing callback answers 204 (nothing changes) and logs one line, never HTTP 500."""
+
+    @server.errorhandler(Exception)
+    def _handle(e):
+        if isinstance(e, HTTPException):
+            return e
+        log.error("%s %s: %s: %s", request.method, request.path, type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+        if request.path.endswith("_dash-update-component"):
+            return "", 204
+        return "bad request", 400
+
+
+@functools.cache
+def get_app() -> dash.Dash:
+    return create_app()
+
+
+def __getattr__(name):  # `server` is built on first use, so importing the package stays cheap
+    if name == "server":
+        return get_app().server
+    raise AttributeError(name)

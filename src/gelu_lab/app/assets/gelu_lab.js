@@ -1,0 +1,88 @@
+// GELU Lab clientside callbacks. They only look up and arrange numbers that the
+// server computed with gelu_lab (tables shipped with each page); no maths here.
+window.gelu_lab = (function () {
+  function query(names, values, lang) {
+    const q = new URLSearchParams();
+    names.forEach(function (n, i) {
+      const v = values[i];
+      if (v === null || v === undefined || v === "") return;
+      q.set(n, Array.isArray(v) ? v.join(",") : String(v));
+    });
+    q.set("lang", lang || "zh");
+    return "?" + q.toString().replace(/%2C/g, ",");
+  }
+  return {
+    // mirror a page's control values into the address bar, without a reload
+    sync_url: function (names, args) {
+      const lang = args[names.length];
+      const search = query(names, args.slice(0, names.length), lang);
+      if (search !== window.location.search) {
+        window.history.replaceState(window.history.state, "", window.location.pathname + search);
+      }
+      return search;
+    },
+    // the buttons are re-rendered with every page, which fires this callback with
+    // n_clicks = 0 (prevent_initial_call does not hold for inserted inputs): ignore that
+    switch_lang: function (zh, en) {
+      if (!zh && !en) return window.dash_clientside.no_update;
+      const trig = window.dash_clientside.callback_context.triggered_id;
+      const q = new URLSearchParams(window.location.search);
+      q.set("lang", trig === "lang-en" ? "en" : "zh");
+      return "?" + q.toString().replace(/%2C/g, ",");
+    },
+    // index of value v on the table's grid (lo, step, n), clamped
+    index: function (v, t) {
+      const i = Math.round((Number(v) - t.lo) / t.step);
+      return Math.min(Math.max(i, 0), t.n - 1);
+    },
+    bad: function (v) {
+      return v === null || v === undefined || v === "" || !isFinite(Number(v));
+    },
+  };
+})();
+
+window.dash_clientside = Object.assign({}, window.dash_clientside, {
+  gelu_lab: {
+    // Definition: move x. table: {lo, step, n, x, phi, out, gelu} (strings preformatted, gelu raw)
+    definition_x: function (x, table, fig) {
+      const G = window.gelu_lab, nu = window.dash_clientside.no_update;
+      if (G.bad(x) || !fig) return [nu, nu, nu, nu];
+      const i = G.index(x, table), xv = table.lo + i * table.step;
+      const f = Object.assign({}, fig, { data: fig.data.slice(), layout: Object.assign({}, fig.layout) });
+      const d = fig.data[0];
+      let k = 0;
+      while (k < d.x.length && d.x[k] <= xv + 1e-9) k++;
+      const S = table.trace;
+      f.data[S.shade] = Object.assign({}, fig.data[S.shade], { x: d.x.slice(0, k), y: d.y.slice(0, k) });
+      f.data[S.mark_in] = Object.assign({}, fig.data[S.mark_in], { x: [xv], y: [xv] });
+      f.data[S.mark_out] = Object.assign({}, fig.data[S.mark_out], { x: [xv], y: [table.gelu[i]] });
+      const ann = fig.layout.annotations.slice();
+      const a = ann.length - 1;
+      ann[a] = Object.assign({}, ann[a], { x: xv, text: "Φ(" + table.x[i] + ") = " + table.phi[i] });
+      f.layout.annotations = ann;
+      return [f, table.x[i], table.phi[i], table.out[i]];
+    },
+    // a family of precomputed curves y[i] indexed by a slider (vs ReLU's s, vs Sigmoid's beta)
+    family: function (v, table, fig) {
+      const G = window.gelu_lab, nu = window.dash_clientside.no_update;
+      if (G.bad(v) || !fig) return [nu, nu, nu];
+      const i = G.index(v, table);
+      const f = Object.assign({}, fig, { data: fig.data.slice() });
+      f.data[table.trace] = Object.assign({}, fig.data[table.trace], { y: table.y[i], name: table.names[i] });
+      return [f, table.value[i], table.readout[i]];
+    },
+    // Overview: show the ticked activations, the rest stay one legend click away
+    visible: function (names, fig) {
+      if (!fig || !Array.isArray(names)) return window.dash_clientside.no_update;
+      const f = Object.assign({}, fig, { data: fig.data.map(function (tr) {
+        return Object.assign({}, tr, { visible: names.indexOf(tr.meta) >= 0 ? true : "legendonly" });
+      }) });
+      return f;
+    },
+    preset: function (clicks) {
+      const trig = window.dash_clientside.callback_context.triggered_id;
+      if (!trig || !clicks.some(function (c) { return c; })) return window.dash_clientside.no_update;
+      return Number(trig.value);
+    },
+  },
+});

@@ -1,0 +1,74 @@
+"""The few building blocks every page uses: text, figure, slider, number box, readout."""
+
+from __future__ import annotations
+
+from dash import dcc, html
+
+from .state import Param
+
+
+def md(source: str, **kw) -> dcc.Markdown:
+    """Markdown with MathJax (Dash's bundled copy; `$$` on their own lines for display maths)."""
+    return dcc.Markdown(source, mathjax=True, className="prose", **kw)
+
+
+def graph(id: str, figure) -> dcc.Graph:
+    """A figure with Plotly's download-as-PNG button."""
+    return dcc.Graph(
+        id=id,
+        figure=figure,
+        config={
+            "displaylogo": False,
+            "toImageButtonOptions": {"format": "png", "filename": f"gelu-lab-{id}", "scale": 2},
+            # no "Share chart" button: it uploads the figure to Plotly Cloud
+            "modeBarButtonsToRemove": ["select2d", "lasso2d", "sendChartToCloud"],
+        },
+        className="figure",
+    )
+
+
+def slider(id: str, p: Param, value, label: str, marks=None) -> html.Div:
+    """A labelled slider over the param's range; Dash's slider carries its own number box."""
+    if marks is None:
+        marks = {v: f"{v:g}" for v in (p.lo, p.hi)}
+    return html.Div(
+        [
+            html.Label(label, htmlFor=id, className="control-label"),
+            dcc.Slider(id=id, min=p.lo, max=p.hi, step=p.step, value=value, marks=marks, updatemode="drag", className="slider"),
+        ],
+        className="control",
+    )
+
+
+def number(id: str, p: Param, value, label: str) -> html.Div:
+    """A labelled number box; the page's callback clamps what is typed and says so."""
+    return html.Div(
+        [
+            html.Label(label, htmlFor=id, className="control-label"),
+            dcc.Input(id=id, type="number", min=p.lo, max=p.hi, step=p.step or "any", value=value, debounce=0.3, className="number"),
+        ],
+        className="control",
+    )
+
+
+def readout(id: str, label: str, value: str) -> html.Div:
+    return html.Div([html.Span(label, className="readout-label"), html.Span(value, id=id, className="readout-value")], className="readout")
+
+
+def readouts(*items) -> html.Div:
+    return html.Div(list(items), className="readouts")
+
+
+def message(id: str, text: str = "") -> html.Div:
+    """Where a page says that an input was repaired (clamped, or not a number)."""
+    return html.Div(text, id=id, className="message", role="status")
+
+
+def section(*children, **kw) -> html.Section:
+    return html.Section(list(children), className="card", **kw)
+
+
+def fmt(v, digits: int = 4) -> str:
+    """A computed number as the reader sees it: fixed decimals, no '-0.0000'."""
+    s = f"{float(v):.{digits}f}"
+    return s[1:] if s.startswith("-") and float(s) == 0 else s

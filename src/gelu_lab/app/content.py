@@ -1,0 +1,47 @@
+"""Page text in per-language Markdown files: content/{zh,en}/<page>.md.
+
+A content file is plain Markdown cut into named blocks by marker lines
+
+    <!-- intro -->
+    GELU multiplies its input by ...
+
+    <!-- label.x -->
+    score x
+
+(an HTML comment, so the file still reads as Markdown). ``text(lang, page)``
+returns {block name: text}; a page asks for its blocks by name. Blocks may hold
+``{placeholders}`` that the page fills with computed numbers (:func:`fill`;
+not str.format, since LaTeX is full of braces).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+LANGS = ("zh", "en")
+DEFAULT_LANG = "zh"
+ROOT = Path(__file__).parent / "content"
+_MARK = re.compile(r"^<!--\s*([\w.\-]+)\s*-->\s*$", re.M)
+
+
+def parse(source: str) -> dict[str, str]:
+    """{name: stripped text} of the blocks of one content file."""
+    parts = _MARK.split(source)
+    return {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
+
+
+@functools.cache
+def text(lang: str, page: str) -> dict[str, str]:
+    """The blocks of content/<lang>/<page>.md (cached: the files do not change at run time)."""
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
+    return parse((ROOT / lang / f"{page}.md").read_text(encoding="utf-8"))
+
+
+def fill(template: str, **values) -> str:
+    """Replace each ``{name}`` in template by str(values[name]); other braces stay."""
+    for k, v in values.items():
+        template = template.replace("{" + k + "}", str(v))
+    return template

@@ -1,0 +1,131 @@
+"""Definition: GELU(x) = x Phi(x) as admission by rank, and the Bernoulli-mask reading."""
+
+from __future__ import annotations
+
+import functools
+
+from dash import ALL, Input, Output, State, callback, clientside_callback, dcc, html, no_update
+
+from ...analysis import theory
+from ...figures import definition as figs
+from .. import content
+from ..components import fmt, graph, md, message, number, readout, readouts, section, slider
+from ..state import Param, inputs
+
+X = Param("x", 1.0, -4.0, 4.0, 0.01)
+N = Param("n", 1000, 10, 5000, 10, integer=True)
+SEED = Param("seed", 0, 0, 9999, 1, integer=True)
+PARAMS = [X, N, SEED]
+PRESETS = (2.0, 0.0, -2.0)
+
+
+def _t(lang):
+    keep = f"{theory.DROPOUT_KEEP:g}"
+    return {k: content.fill(v, keep=keep) for k, v in content.text(lang, "definition").items()}
+
+
+@functools.cache
+def _gate():
+    """What the x slider shows at each grid point, computed on first use (the same for every request)."""
+    g = theory.gate_table(theory.grid(X.lo, X.hi, X.step))
+    return g, {
+        "lo": X.lo, "step": X.step, "n": len(g["x"]),
+        "x": [fmt(v, 2) for v in g["x"]], "phi": [fmt(v) for v in g["Phi"]], "out": [fmt(v) for v in g["gelu"]],
+        "gelu": g["gelu"].tolist(),
+        "trace": {"shade": figs.SHADE, "mark_in": figs.MARK_IN, "mark_out": figs.MARK_OUT},
+    }
+
+
+def gate_labels(t):
+    return {k: t[f"fig.{k}"] for k in ("density_title", "output_title", "density", "area", "input", "output", "identity", "x", "y")}
+
+
+def bernoulli(x, n, seed, t):
+    """Figure and readouts of the Bernoulli-mask section."""
+    b = theory.bernoulli_masks(x, n, seed)
+    labels = {k: t[f"bern.{k}"] for k in ("title", "gelu", "dropout", "relu", "expect", "n", "mean")}
+    fig = figs.bernoulli_figure(b["n"], b["gelu_running"], b["dropout_running"], b["relu_running"], b["gelu"], b["dropout"], b["relu"], labels)
+    vals = [fmt(b["gelu_running"][-1]), fmt(b["gelu"]), fmt(abs(b["gelu_running"][-1] - b["gelu"])), fmt(b["dropout_running"][-1]), fmt(b["dropout"])]
+    return fig, vals
+
+
+def layout(state, lang):
+    t = _t(lang)
+    x = state["x"]
+    g, table = _gate()
+    i = round((x - X.lo) / X.step)
+    gate = figs.gate_figure(g["x"], g["phi"], g["gelu"], x, g["Phi"][i], g["gelu"][i], gate_labels(t))
+    bfig, bvals = bernoulli(x, state["n"], state["seed"], t)
+    presets = html.Div(
+        [html.Span(t["presets"])] + [html.Button(f"x = {v:g}", id={"type": "definition-preset", "value": v}, n_clicks=0) for v in PRESETS],
+        className="presets",
+    )
+    return html.Div(
+        [
+            html.H1(t["title"]),
+            md(t["intro"]),
+            section(
+                html.H2(t["gate.title"]),
+                md(t["gate.text"]),
+                html.Div([slider("definition-x", X, x, t["label.x"], marks={v: f"{v:g}" for v in range(-4, 5)}), presets], className="controls"),
+                readouts(
+                    readout("definition-rx", "x", table["x"][i]),
+                    readout("definition-rphi", t["read.phi"], table["phi"][i]),
+                    readout("definition-rout", t["read.out"], table["out"][i]),
+                ),
+                graph("definition-gate", gate),
+                dcc.Store(id="definition-table", data=table),
+            ),
+            section(
+                html.H2(t["bern.h"]),
+                md(t["bern.text"]),
+                html.Div(
+                    [slider("definition-n", N, state["n"], t["label.n"], marks={10: "10", 1000: "1000", 2500: "2500", 5000: "5000"}),
+                     number("definition-seed", SEED, state["seed"], t["label.seed"])],
+                    className="controls",
+                ),
+                message("definition-msg"),
+                readouts(*[readout(f"definition-b{k}", t[f"read.b{k}"], v) for k, v in zip(("mean", "gelu", "gap", "drop", "dropexp"), bvals)]),
+                graph("definition-bernoulli", bfig),
+                md(t["bern.after"]),
+            ),
+        ]
+    )
+
+
+clientside_callback(
+    "function(v) { return window.dash_clientside.gelu_lab.preset(); }",
+    Output("definition-x", "value"),
+    Input({"type": "definition-preset", "value": ALL}, "n_clicks"),
+    prevent_initial_call=True,
+)
+
+clientside_callback(
+    "function(x, table, fig) { return window.dash_clientside.gelu_lab.definition_x(x, table, fig); }",
+    Output("definition-gate", "figure"),
+    Output("definition-rx", "children"),
+    Output("definition-rphi", "children"),
+    Output("definition-rout", "children"),
+    Input("definition-x", "value"),
+    State("definition-table", "data"),
+    State("definition-gate", "figure"),
+    prevent_initial_call=True,
+)
+
+
+@callback(
+    Output("definition-bernoulli", "figure"),
+    [Output(f"definition-b{k}", "children") for k in ("mean", "gelu", "gap", "drop", "dropexp")],
+    Output("definition-msg", "children"),
+    Input("definition-x", "value"),
+    Input("definition-n", "value"),
+    Input("definition-seed", "value"),
+    State("lang", "data"),
+    prevent_initial_call=True,
+)
+def _bernoulli(x, n, seed, lang):
+    vals, msg = inputs([(X, x), (N, n), (SEED, seed)], lang)
+    if vals is None:
+        return (no_update,) * 6 + (msg,)
+    fig, out = bernoulli(*vals, _t(lang))
+    return (fig, *out, msg)

@@ -1,0 +1,94 @@
+"""Overview: GELU and its neighbours on one chart, where GELU is used, a map of the pages."""
+
+from __future__ import annotations
+
+from dash import Input, Output, State, callback, clientside_callback, dcc, html, no_update
+
+from ... import activations
+from ...analysis import theory
+from ...figures import curves
+from .. import content, registry
+from ..components import fmt, graph, md, message, number, section
+from ..state import Param, inputs
+
+SHOW = Param("show", ["gelu", "relu", "sigmoid"], choices=tuple(activations.names()), multi=True)
+X = Param("x", 1.0, -10.0, 10.0)
+PARAMS = [SHOW, X]
+
+
+def _curves_figure(show, lang, t):
+    x = theory.grid(-5.0, 5.0, 0.02)
+    ys = {n: activations.get(n).fn(x) for n in activations.names()}
+    fig = curves.activation_curves(x, ys, {n: activations.get(n).label(lang) for n in ys}, "x", t["fig.y"])
+    for tr in fig.data:
+        tr.visible = True if tr.meta in show else "legendonly"
+    return fig.update_yaxes(range=[-1.5, 3.5]).update_xaxes(range=[-5, 5])
+
+
+def values_table(x: float, show, lang, t):
+    """Value, slope and curvature of each shown activation at x, computed now."""
+    rows = []
+    for n in show:
+        a = activations.get(n)
+        rows.append(html.Tr([html.Td(a.label(lang)), html.Td(fmt(a.fn(x), 6)), html.Td(fmt(a.grad(x), 6)), html.Td(fmt(a.grad2(x), 6))]))
+    head = html.Tr([html.Th(t["tab.name"]), html.Th("f(x)"), html.Th("f′(x)"), html.Th("f″(x)")])
+    return html.Table([html.Thead(head), html.Tbody(rows)], className="values", id="overview-table")
+
+
+def _page_map(lang):
+    shell = content.text(lang, "shell")
+    items = []
+    for p in registry.PAGES:
+        name = shell[f"nav.{p.slug}"]
+        title = dcc.Link(name, href=f"{p.route}?lang={lang}") if p.built else html.Span(f"{name} ({shell['coming']})", className="muted")
+        items.append(html.Div([html.B(title), html.Br(), html.Span(shell[f"q.{p.slug}"])]))
+    return html.Div(items, className="pagemap")
+
+
+def layout(state, lang):
+    t = content.text(lang, "overview")
+    show = state["show"]
+    return html.Div(
+        [
+            html.H1(t["title"]),
+            md(t["intro"]),
+            section(
+                html.H2(t["chart.h"]),
+                md(t["chart.text"]),
+                dcc.Checklist(
+                    id="overview-show", options=[{"label": activations.get(n).label(lang), "value": n} for n in activations.names()],
+                    value=show, inline=True, className="checklist",
+                ),
+                graph("overview-curves", _curves_figure(show, lang, t)),
+                html.Div([number("overview-x", X, state["x"], t["label.x"])], className="controls"),
+                message("overview-msg"),
+                html.Div(values_table(state["x"], show, lang, t), id="overview-values"),
+            ),
+            section(html.H2(t["used.h"]), md(t["used.text"])),
+            section(html.H2(t["map.h"]), _page_map(lang)),
+        ]
+    )
+
+
+clientside_callback(
+    "function(names, fig) { return window.dash_clientside.gelu_lab.visible(names, fig); }",
+    Output("overview-curves", "figure"),
+    Input("overview-show", "value"),
+    State("overview-curves", "figure"),
+    prevent_initial_call=True,
+)
+
+
+@callback(
+    Output("overview-values", "children"),
+    Output("overview-msg", "children"),
+    Input("overview-x", "value"),
+    Input("overview-show", "value"),
+    State("lang", "data"),
+    prevent_initial_call=True,
+)
+def _values(x, show, lang):
+    vals, msg = inputs([(X, x), (SHOW, show or [])], lang)
+    if vals is None:
+        return no_update, msg
+    return values_table(vals[0], vals[1], lang, content.text(lang, "overview")), msg

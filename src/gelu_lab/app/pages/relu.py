@@ -1,0 +1,120 @@
+"""vs ReLU: soft gate vs hard cut, GELU(s x)/s -> ReLU(x), and dead units."""
+
+from __future__ import annotations
+
+import functools
+
+from dash import Input, Output, State, callback, clientside_callback, dcc, html, no_update
+
+from ... import activations
+from ...analysis import theory
+from ...figures import relu as figs
+from .. import content
+from ..components import fmt, graph, md, message, readout, readouts, section, slider
+from ..state import Param, inputs
+
+S = Param("s", 2.0, 0.5, 20.0, 0.5)
+MU = Param("mu", 0.0, -3.0, 3.0, 0.1)
+SIGMA = Param("sigma", 1.0, 0.1, 3.0, 0.1)
+PARAMS = [S, MU, SIGMA]
+XS = theory.grid(-3.0, 3.0, 0.025)
+FAR = 5.0  # where the limits are shown: GELU(5) - 5 and GELU(-5)
+
+
+@functools.cache
+def _table(lang):
+    t = content.text(lang, "relu")
+    """GELU(s x)/s for every s on the slider's grid, and the readouts, computed per request."""
+    scales = theory.grid(S.lo, S.hi, S.step)
+    fam = theory.scale_family(scales, XS)
+    return {
+        "lo": S.lo, "step": S.step, "n": len(scales), "trace": figs.SCALED,
+        "y": [[round(float(v), 6) for v in row] for row in fam["y"]],
+        "names": [content.fill(t["fig.scaled"], s=f"{s:g}") for s in scales],
+        "value": [f"{s:g}" for s in scales],
+        "readout": [fmt(g) for g in fam["gap"]],
+    }, fam
+
+
+def dead(mu, sigma, t):
+    d = theory.dead_units(mu, sigma)
+    labels = {k: t[f"dead.{k}"] for k in ("title", "relu", "gelu", "grad", "count")}
+    return figs.dead_unit_figure(d["relu_grad"], d["gelu_grad"], labels), [f"{100 * d['relu_zero']:.1f} %", f"{100 * d['gelu_zero']:.1f} %"]
+
+
+def layout(state, lang):
+    t = content.text(lang, "relu")
+    kp = theory.key_points()
+    gelu = activations.get("gelu").fn
+    table, fam = _table(lang)
+    i = round((state["s"] - S.lo) / S.step)
+    sfig = figs.scale_figure(XS, fam["relu"], fam["y"][i], {"title": t["fig.title"], "relu": "ReLU(x)", "scaled": table["names"][i], "x": "x", "y": t["fig.y"]})
+    dfig, shares = dead(state["mu"], state["sigma"], t)
+    return html.Div(
+        [
+            html.H1(t["title"]),
+            md(t["intro"]),
+            section(
+                html.H2(t["soft.h"]),
+                md(t["soft.text"]),
+                readouts(
+                    readout("relu-k-left", "ReLU′(0⁻)", fmt(kp["relu_grad_left"], 1)),
+                    readout("relu-k-right", "ReLU′(0⁺)", fmt(kp["relu_grad_right"], 1)),
+                    readout("relu-k-gelu0", "GELU′(0)", fmt(kp["grad_at_0"], 4)),
+                    readout("relu-k-far", f"GELU({FAR:g}) − {FAR:g}", f"{float(gelu(FAR)) - FAR:.3e}"),
+                    readout("relu-k-neg", f"GELU(−{FAR:g})", f"{float(gelu(-FAR)):.3e}"),
+                ),
+            ),
+            section(
+                html.H2(t["scale.h"]),
+                md(content.fill(t["scale.text"], gap1=fmt(fam["gap1"]))),
+                html.Div([slider("relu-s", S, state["s"], t["label.s"], marks={v: f"{v:g}" for v in (0.5, 5, 10, 15, 20)})], className="controls"),
+                readouts(readout("relu-rs", "s", table["value"][i]), readout("relu-rgap", t["read.gap"], table["readout"][i])),
+                graph("relu-scale", sfig),
+                dcc.Store(id="relu-table", data=table),
+            ),
+            section(
+                html.H2(t["dead.h"]),
+                md(content.fill(t["dead.text"], n=str(theory.DEAD_UNITS))),
+                html.Div(
+                    [slider("relu-mu", MU, state["mu"], t["label.mu"], marks={v: f"{v:g}" for v in (-3, -2, -1, 0, 1, 2, 3)}),
+                     slider("relu-sigma", SIGMA, state["sigma"], t["label.sigma"], marks={v: f"{v:g}" for v in (0.1, 1, 2, 3)})],
+                    className="controls",
+                ),
+                message("relu-msg"),
+                readouts(readout("relu-rdead", t["read.relu_dead"], shares[0]), readout("relu-gdead", t["read.gelu_dead"], shares[1])),
+                graph("relu-dead", dfig),
+                md(t["dead.after"]),
+            ),
+        ]
+    )
+
+
+clientside_callback(
+    "function(v, table, fig) { return window.dash_clientside.gelu_lab.family(v, table, fig); }",
+    Output("relu-scale", "figure"),
+    Output("relu-rs", "children"),
+    Output("relu-rgap", "children"),
+    Input("relu-s", "value"),
+    State("relu-table", "data"),
+    State("relu-scale", "figure"),
+    prevent_initial_call=True,
+)
+
+
+@callback(
+    Output("relu-dead", "figure"),
+    Output("relu-rdead", "children"),
+    Output("relu-gdead", "children"),
+    Output("relu-msg", "children"),
+    Input("relu-mu", "value"),
+    Input("relu-sigma", "value"),
+    State("lang", "data"),
+    prevent_initial_call=True,
+)
+def _dead(mu, sigma, lang):
+    vals, msg = inputs([(MU, mu), (SIGMA, sigma)], lang)
+    if vals is None:
+        return no_update, no_update, no_update, msg
+    fig, shares = dead(*vals, content.text(lang, "relu"))
+    return fig, shares[0], shares[1], msg

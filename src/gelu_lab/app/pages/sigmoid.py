@@ -1,0 +1,109 @@
+"""vs Sigmoid: the gates Phi(x), sigma(1.702x), sigma(x), and the x sigma(beta x) family."""
+
+from __future__ import annotations
+
+import functools
+
+from dash import ALL, Input, Output, State, clientside_callback, dcc, html
+
+from ... import activations
+from ... import numerics as nm
+from ...analysis import theory
+from ...figures import sigmoid as figs
+from .. import content
+from ..components import fmt, graph, md, readout, readouts, section, slider
+from ..state import Param
+
+BETA = Param("beta", 1.7, 0.25, 8.0, 0.05)
+PARAMS = [BETA]
+XS = theory.grid(-4.0, 4.0, 0.05)
+PRESETS = (1.0, nm.SIGMOID_BETA, 4.0, 8.0)
+
+
+def _t(lang):
+    beta = f"{nm.SIGMOID_BETA:g}"
+    return {k: content.fill(v, beta=beta) for k, v in content.text(lang, "sigmoid").items()}
+
+
+@functools.cache
+def _table(lang):
+    t = _t(lang)
+    betas = theory.grid(BETA.lo, BETA.hi, BETA.step)
+    fam = theory.beta_family(betas, XS)
+    return {
+        "lo": BETA.lo, "step": BETA.step, "n": len(betas), "trace": figs.FAMILY,
+        "y": [[round(float(v), 6) for v in row] for row in fam["y"]],
+        "names": [content.fill(t["fig.family"], b=f"{b:g}") for b in betas],
+        "value": [f"{b:g}" for b in betas],
+        "readout": [fmt(d) for d in fam["distance"]],
+    }, fam
+
+
+def layout(state, lang):
+    t = _t(lang)
+    g = theory.gates(theory.grid(-5.0, 5.0, 0.02))
+    gl = {k: t[f"gates.{k}"] for k in ("title", "Phi", "sig1702", "sig1", "diff", "x", "gate")}
+    table, fam = _table(lang)
+    i = round((state["beta"] - BETA.lo) / BETA.step)
+    ffig = figs.family_figure(
+        XS, fam["gelu"], fam["relu"], fam["y"][i], {"title": t["fam.title"], "gelu": "GELU(x)", "relu": "ReLU(x)", "family": table["names"][i], "x": "x", "y": t["fig.y"]}
+    )
+    best, best_d = theory.best_beta()
+    ref = theory.beta_family([1.0, nm.SIGMOID_BETA], XS)["distance"]
+    wide = theory.grid(-6.0, 6.0, 0.02)
+    sq = figs.squash_figure(
+        wide, activations.get("gelu").fn(wide), activations.get("sigmoid").fn(wide),
+        {k: t[f"sq.{k}"] for k in ("title", "gelu", "sigmoid", "identity", "x", "y")},
+    )
+    presets = html.Div(
+        [html.Span(t["presets"])] + [html.Button(f"β = {b:g}", id={"type": "sigmoid-preset", "value": b}, n_clicks=0) for b in PRESETS],
+        className="presets",
+    )
+    return html.Div(
+        [
+            html.H1(t["title"]),
+            md(t["intro"]),
+            section(
+                html.H2(t["gates.h"]),
+                md(t["gates.text"]),
+                readouts(readout("sigmoid-gap", t["read.gate_gap"], fmt(g["max_gap"]))),
+                graph("sigmoid-gates", figs.gates_figure(g["x"], g["Phi"], g["sig1702"], g["sig1"], gl)),
+            ),
+            section(
+                html.H2(t["fam.h"]),
+                md(t["fam.text"]),
+                html.Div([slider("sigmoid-beta", BETA, state["beta"], "β", marks={v: f"{v:g}" for v in (0.25, 1, 2, 4, 6, 8)}), presets], className="controls"),
+                readouts(
+                    readout("sigmoid-rbeta", "β", table["value"][i]),
+                    readout("sigmoid-rdist", t["read.dist"], table["readout"][i]),
+                    readout("sigmoid-silu", t["read.silu"], fmt(ref[0])),
+                    readout("sigmoid-1702", t["read.1702"], fmt(ref[1])),
+                    readout("sigmoid-best", t["read.best"], f"{best:.4f}"),
+                    readout("sigmoid-bestd", t["read.bestd"], fmt(best_d)),
+                ),
+                graph("sigmoid-family", ffig),
+                dcc.Store(id="sigmoid-table", data=table),
+                md(t["fam.after"]),
+            ),
+            section(html.H2(t["sq.h"]), md(t["sq.text"]), graph("sigmoid-squash", sq)),
+        ]
+    )
+
+
+clientside_callback(
+    "function(v) { return window.dash_clientside.gelu_lab.preset(v); }",
+    Output("sigmoid-beta", "value"),
+    Input({"type": "sigmoid-preset", "value": ALL}, "n_clicks"),
+    prevent_initial_call=True,
+)
+
+clientside_callback(
+    "function(v, table, fig) { return window.dash_clientside.gelu_lab.family(v, table, fig); }",
+    Output("sigmoid-family", "figure"),
+    Output("sigmoid-rbeta", "children"),
+    Output("sigmoid-rdist", "children"),
+    Input("sigmoid-beta", "value"),
+    State("sigmoid-table", "data"),
+    State("sigmoid-family", "figure"),
+    prevent_initial_call=True,
+)

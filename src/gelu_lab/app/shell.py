@@ -1,0 +1,101 @@
+"""The frame around every page: navigation, language switch, routing, URL state.
+
+The URL is the state: ``/definition?x=2&lang=en``. Routing renders a page from
+its path and query (clamping bad values, with a note); moving a control
+rewrites the query in place (``history.replaceState``, no reload, no server
+round trip); the language switch sets ``lang`` in the query and re-renders.
+"""
+
+from __future__ import annotations
+
+import json
+
+from dash import Input, Output, State, callback, clientside_callback, dcc, html
+
+from . import content, registry, state
+from .components import fmt  # noqa: F401  (re-exported for pages)
+
+
+def layout():
+    return html.Div([dcc.Location(id="url"), html.Div(id="shell", className="shell")])
+
+
+def _nav(current: registry.Page | None, lang: str, t: dict):
+    items = []
+    for p in registry.PAGES:
+        title = t[f"nav.{p.slug}"]
+        if p.built:
+            cls = "nav-link active" if current == p else "nav-link"
+            items.append(dcc.Link(title, href=f"{p.route}?lang={lang}", className=cls, id=f"nav-{p.slug}"))
+        else:
+            items.append(html.Span([title, html.Small(t["coming"], className="coming-tag")], className="nav-link coming", title=t["coming"]))
+    return html.Nav(items, className="nav")
+
+
+def _header(current, lang: str, t: dict):
+    switch = html.Div(
+        [
+            html.Button("中文", id="lang-zh", lang="zh-CN", className="lang" + (" active" if lang == "zh" else ""), n_clicks=0),
+            html.Button("English", id="lang-en", className="lang" + (" active" if lang == "en" else ""), n_clicks=0),
+        ],
+        className="lang-switch",
+    )
+    brand = dcc.Link([html.Span("GELU Lab", className="brand-name"), html.Span(t["tagline"], className="brand-tag")], href=f"/?lang={lang}", className="brand")
+    return html.Header([html.Div([brand, switch], className="header-top"), _nav(current, lang, t)], className="header")
+
+
+def notes_text(notes, t: dict) -> str:
+    return " ".join(content.fill(t[f"msg.{key}"], **args) for key, args in notes)
+
+
+def render(pathname: str | None, search: str | None, pages: dict):
+    lang = state.lang_of(search)
+    t = content.text(lang, "shell")
+    page = registry.by_route(pathname)
+    if page is None:
+        body = html.Div([html.H1(t["notfound.title"]), html.P(t["notfound.body"])], className="card")
+        notes = []
+    elif not page.built:
+        body = html.Div([html.H1(t[f"nav.{page.slug}"]), html.P(t["coming.body"])], className="card")
+        notes = []
+    else:
+        mod = pages[page.slug]
+        values, notes = state.read(mod.PARAMS, search)
+        body = mod.layout(values, lang)
+    return html.Div(
+        [
+            dcc.Store(id="lang", data=lang),
+            dcc.Store(id=f"{page.slug}-url") if page and page.built else None,
+            _header(page, lang, t),
+            html.Div(notes_text(notes, t), id="url-notes", className="message" if notes else "message empty", role="status"),
+            html.Main(body, className="page", id=f"page-{page.slug}" if page else "page-notfound", lang=lang),
+            html.Footer(t["footer"], className="footer"),
+        ]
+    )
+
+
+def register(pages: dict):
+    """Routing, language switch and URL sync for the given {slug: page module}."""
+
+    @callback(Output("shell", "children"), Input("url", "pathname"), Input("url", "search"))
+    def _route(pathname, search):
+        return render(pathname, search, pages)
+
+    clientside_callback(
+        "function(zh, en) { return window.gelu_lab.switch_lang(zh, en); }",
+        Output("url", "search"),
+        Input("lang-zh", "n_clicks"),
+        Input("lang-en", "n_clicks"),
+        prevent_initial_call=True,
+    )
+    for slug, mod in pages.items():
+        if not mod.PARAMS:
+            continue
+        names = [p.name for p in mod.PARAMS]
+        clientside_callback(
+            f"function(...v) {{ return window.gelu_lab.sync_url({json.dumps(names)}, v); }}",
+            Output(f"{slug}-url", "data"),
+            [Input(f"{slug}-{n}", "value") for n in names],
+            State("lang", "data"),
+            prevent_initial_call=True,
+        )
