@@ -17,6 +17,14 @@ from . import __version__
 # modules that define register(subparsers); order is the order of `--help`
 COMMAND_MODULES = [
     "gelu_lab.commands.table",
+    "gelu_lab.commands.train",
+    "gelu_lab.commands.runs",
+    "gelu_lab.commands.errors",
+    "gelu_lab.commands.fit",
+    "gelu_lab.commands.accuracy",
+    "gelu_lab.commands.bench",
+    "gelu_lab.commands.claims",
+    "gelu_lab.commands.serve",
 ]
 
 
