@@ -1,0 +1,106 @@
+"""`gelu-lab runs`: the training runs in the runs store.
+
+    gelu-lab runs list                          one line per run
+    gelu-lab runs show RUN_ID                   config, provenance, final numbers, metric table
+    gelu-lab runs export --format json|csv      everything (json: the document the app reads)
+    gelu-lab runs compare                       val loss per activation: mean +- std, ranking, gap vs spread
+--shipped reads the result set shipped with the package instead of the store.
+"""
+
+from __future__ import annotations
+
+from ..output import emit, to_json
+
+LIST_COLUMNS = ["run", "status", "activation", "seed", "preset", "steps", "fc_init_std", "val_loss", "wall_s", "tok_s"]
+CMP_COLUMNS = ["group", "rank", "activation", "n", "mean", "std", "gap", "spread", "separated"]
+
+
+def register(sub):
+    from ..cli import _Parser
+
+    p = sub.add_parser("runs", help="list, show, export and compare stored training runs")
+    acts = p.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser)
+    for name, helptext in (("list", "one line per run"), ("show", "one run in full"),
+                           ("export", "all runs with metrics"), ("compare", "val loss per activation over seeds")):
+        q = acts.add_parser(name, help=helptext)
+        if name == "show":
+            q.add_argument("run_id", type=int, metavar="RUN_ID")
+        q.add_argument("--store", help="runs store file (default: $GELU_LAB_STORE or the data dir)")
+        q.add_argument("--shipped", action="store_true", help="the result set shipped with gelu-lab, not the store")
+        q.add_argument("--format", default="json" if name == "export" else "text", choices=["text", "json", "csv"])
+        q.set_defaults(func=run)
+    p.set_defaults(func=lambda args: _need_action())
+
+
+def _need_action():
+    from ..cli import CliError
+
+    raise CliError("runs: choose an action: list, show, export or compare")
+
+
+def _runs(args, with_metrics=True):
+    from ..nn import runs as R
+
+    if args.shipped:
+        runs, prov = R.shipped_runs()
+        if not runs:
+            raise ValueError("no result set is shipped with this installation")
+        return runs, prov
+    from ..store import Store, default_path
+    from pathlib import Path
+
+    path = Path(args.store) if args.store else default_path()
+    if not path.exists():
+        raise ValueError(f"no runs store at {path} (train first, or use --shipped)")
+    with Store(path) as store:
+        status = None if args.action in ("list", "show") else "done"
+        return R.load_runs(store, status=status, with_metrics=with_metrics), {}
+
+
+def run(args) -> int:
+    from ..nn import runs as R
+
+    runs, prov = _runs(args, with_metrics=args.action != "list")
+    if args.action == "list":
+        rows = []
+        for r in runs:
+            c, f = r["config"], r["final"] or {}
+            rows.append({"run": r["id"], "status": r["status"], "activation": c["activation"], "seed": c["seed"],
+                         "preset": c["preset"], "steps": c["steps"], "fc_init_std": c["fc_init_std"],
+                         "val_loss": f.get("val_loss_full", ""), "wall_s": f.get("wall_s", ""), "tok_s": f.get("tok_s", "")})
+        print(emit(rows, LIST_COLUMNS, args.format))
+    elif args.action == "show":
+        run = next((r for r in runs if r["id"] == args.run_id), None)
+        if run is None:
+            raise ValueError(f"no training run with id {args.run_id}")
+        names = sorted(run["metrics"])
+        steps = sorted({s for pts in run["metrics"].values() for s, _ in pts})
+        table = {n: dict(map(tuple, run["metrics"][n])) for n in names}
+        rows = [{"step": s, **{n: table[n].get(s, "") for n in names}} for s in steps]
+        if args.format == "text":
+            print(to_json({k: run[k] for k in ("id", "key", "status", "config", "provenance", "final")}))
+            print(emit(rows, ["step", *names], "text"))
+        else:
+            print(emit(rows, ["step", *names], args.format, {k: run[k] for k in ("id", "key", "status", "config", "provenance", "final")}))
+    elif args.action == "export":
+        if args.format == "csv":
+            rows = [{"run": r["id"], "activation": r["config"]["activation"], "seed": r["config"]["seed"],
+                     "fc_init_std": r["config"]["fc_init_std"], "step": s, "name": n, "value": v}
+                    for r in runs for n, pts in sorted(r["metrics"].items()) for s, v in pts]
+            print(emit(rows, ["run", "activation", "seed", "fc_init_std", "step", "name", "value"], "csv"))
+        else:
+            from ..store import provenance
+
+            prov = prov or {**provenance(), "train_commands": sorted({r["provenance"].get("command", "") for r in runs})}
+            print(to_json(R.export_doc(runs, prov)))
+    else:  # compare
+        groups = R.compare(runs)
+        if args.format == "json":
+            print(to_json(groups))
+            return 0
+        rows = [{"group": g["label"], **{k: row[k] for k in CMP_COLUMNS[1:]}} for g in groups for row in g["rows"]]
+        print(emit(rows, CMP_COLUMNS, args.format))
+        if args.format == "text":
+            for g in groups:
+                print(f"{g['label']}: {g['verdict']}")
+    return 0

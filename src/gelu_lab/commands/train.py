@@ -1,0 +1,115 @@
+"""`gelu-lab train`: train the small Transformer once per activation and seed.
+
+    gelu-lab train --activations gelu,gelu_tanh,relu,sigmoid,silu --seeds 3 --preset quick
+    gelu-lab train --activations gelu,relu --fc-init-std 0.02,unit     # an init-scale sweep
+    gelu-lab train --resume 7                                           # continue a killed run
+    torchrun --nproc_per_node=2 -m gelu_lab train ...                   # DDP (gloo on CPU)
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..output import emit
+
+
+def _positive(name):
+    import argparse
+
+    def conv(s):
+        try:
+            v = int(s)
+        except ValueError:
+            v = 0
+        if v < 1:
+            raise argparse.ArgumentTypeError(f"must be a positive integer, got {s!r}")
+        return v
+
+    return conv
+
+
+def register(sub):
+    from ..nn.presets import PRESETS
+
+    p = sub.add_parser("train", help="train a small char Transformer per FFN activation and seed (needs torch)")
+    p.add_argument("--activations", default="gelu,gelu_tanh,relu,sigmoid,silu", help="comma-separated registry names")
+    p.add_argument("--seeds", type=_positive("seeds"), default=1, help="number of seeds (0..N-1)")
+    p.add_argument("--preset", default="quick", choices=list(PRESETS))
+    p.add_argument("--steps", type=_positive("steps"), help="training steps (default: the preset's)")
+    p.add_argument("--fc-init-std", default="0.02", help='std of the FFN input weights W1; "unit" = 1/sqrt(d); a comma list sweeps')
+    p.add_argument("--batch-size", type=_positive("batch-size"))
+    p.add_argument("--lr", type=float)
+    p.add_argument("--eval-interval", type=_positive("eval-interval"))
+    p.add_argument("--ckpt-every", type=_positive("ckpt-every"), default=500, help="checkpoint every K steps")
+    p.add_argument("--text", help="train on this UTF-8 text file instead of the Shakespeare corpus")
+    p.add_argument("--store", help="runs store file (default: $GELU_LAB_STORE or the data dir)")
+    p.add_argument("--resume", type=_positive("resume"), metavar="RUN_ID", help="continue a killed run from its checkpoint")
+    p.add_argument("--threads", type=_positive("threads"), help="torch CPU threads (1 is fastest on a busy machine)")
+    p.add_argument("--again", action="store_true", help="train even if an identical finished run is stored")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--format", default="text", choices=["text", "json", "csv"])
+    p.set_defaults(func=run)
+
+
+def _fc_values(s: str) -> list:
+    out = []
+    for tok in s.split(","):
+        tok = tok.strip()
+        if tok == "unit":
+            out.append("unit")
+            continue
+        try:
+            v = float(tok)
+        except ValueError:
+            raise ValueError(f'--fc-init-std: {tok!r} is neither a number nor "unit"') from None
+        if not 0 < v < 10:
+            raise ValueError(f"--fc-init-std must be in (0, 10), got {tok}")
+        out.append(v)
+    return out
+
+
+def run(args) -> int:
+    from ..activations import canonical
+
+    acts = [canonical(a) for a in args.activations.split(",") if a.strip()]
+    if not acts:
+        raise ValueError("--activations is empty")
+    fcs = _fc_values(args.fc_init_std)
+    if args.text:
+        import os
+
+        if not os.path.isfile(args.text):
+            raise ValueError(f"--text {args.text}: no such file")
+    if args.lr is not None and not 0 < args.lr < 1:
+        raise ValueError(f"--lr must be in (0, 1), got {args.lr}")
+    try:
+        import torch
+    except ImportError:
+        raise ValueError("training needs torch: pip install 'gelu-lab[torch]'") from None
+    from ..nn import runs as R
+    from ..nn.train import TrainConfig, grid, train
+    from ..store import Store
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    command = " ".join(["gelu-lab", *sys.argv[1:]])
+    with Store(args.store) as store:
+        if args.resume:
+            ids = [train(None, store, resume=args.resume, progress=not args.no_progress, command=command)]
+        else:
+            ids = []
+            for fc in fcs:
+                base = dict(preset=args.preset, steps=args.steps, fc_init_std=fc, batch_size=args.batch_size, lr=args.lr,
+                            eval_interval=args.eval_interval, ckpt_every=args.ckpt_every, text=args.text)
+                TrainConfig.make(**{**base, "activation": acts[0]})  # bad options fail before any training
+                ids += grid(acts, range(args.seeds), store, base, progress=not args.no_progress, again=args.again, command=command)
+        if int(__import__("os").environ.get("RANK", "0")) != 0:
+            return 0
+        rows = []
+        for r in R.load_runs(store, ids=set(ids), status=None, with_metrics=False):
+            f = r["final"] or {}
+            c = r["config"]
+            rows.append({"run": r["id"], "activation": c["activation"], "seed": c["seed"], "fc_init_std": c["fc_init_std"],
+                         "steps": c["steps"], "val_loss": f.get("val_loss_full"), "wall_s": f.get("wall_s"), "tok_s": f.get("tok_s")})
+    print(emit(rows, ["run", "activation", "seed", "fc_init_std", "steps", "val_loss", "wall_s", "tok_s"], args.format))
+    return 0

@@ -1,0 +1,157 @@
+"""Stored training runs: read, export, compare.
+
+A run, as every function here takes and returns it, is a plain dict
+
+    {"id", "key", "status", "config", "provenance", "final": {...} | None,
+     "metrics": {name: [[step, value], ...]}}
+
+the same whether it comes from the runs store (``load_runs``) or from the
+result set shipped with the package (``shipped_runs``), so the CLI, the app
+and the tests share one code path.
+
+``compare`` answers "which activation wins": per group of runs that differ
+only in activation and seed, the final val loss of each activation as
+mean +- sample std over seeds, the ranking, and for each activation whether
+its gap to the best one is larger than the seed-to-seed spread
+(|mean_a - mean_best| > std_a + std_best, i.e. the 1-sigma bands do not
+overlap). With one seed the spread is unknown and nothing is "separated".
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from importlib import resources
+
+SHIPPED = "ffn_results.json"
+# configuration fields that do not define the experiment a run belongs to
+_NOT_GROUP = {"activation", "seed", "world", "params", "text", "ckpt_every", "eval_interval", "eval_iters"}
+
+
+def load_runs(store, ids=None, status: str | None = "done", with_metrics: bool = True) -> list[dict]:
+    """Training runs of a Store as plain dicts (finished ones by default)."""
+    out = []
+    for r in store.runs("train", status):
+        if ids and r["id"] not in ids:
+            continue
+        d = {k: r[k] for k in ("id", "key", "status", "config", "provenance", "created", "updated")}
+        d["final"] = store.result(r["id"], "final")
+        d["metrics"] = {}
+        if with_metrics:
+            for m in store.metrics(r["id"]):
+                d["metrics"].setdefault(m["name"], []).append([m["step"], m["value"]])
+        out.append(d)
+    return out
+
+
+def shipped_runs() -> tuple[list[dict], dict]:
+    """(runs, provenance) of the result set shipped in gelu_lab/data, or ([], {}) if absent."""
+    try:
+        doc = json.loads(resources.files("gelu_lab").joinpath("data", SHIPPED).read_text())
+    except (FileNotFoundError, OSError, ValueError):
+        return [], {}
+    return doc["runs"], doc.get("provenance", {})
+
+
+def export_doc(runs: list[dict], provenance: dict | None = None, digits: int = 6) -> dict:
+    """A JSON-ready document of runs (numbers rounded to `digits` significant digits)."""
+
+    def r(v):
+        return float(f"{v:.{digits}g}") if isinstance(v, float) and math.isfinite(v) else v
+
+    slim = []
+    for run in runs:
+        d = dict(run)
+        d["metrics"] = {k: [[s, r(v)] for s, v in pts] for k, pts in run["metrics"].items()}
+        d["final"] = {k: r(v) for k, v in (run["final"] or {}).items()}
+        slim.append(d)
+    return {"provenance": provenance or {}, "runs": slim}
+
+
+def series(run: dict, name: str) -> tuple[list[int], list[float]]:
+    pts = [p for p in run["metrics"].get(name, []) if p[1] is not None]
+    return [p[0] for p in pts], [p[1] for p in pts]
+
+
+def final_loss(run: dict) -> float | None:
+    f = run.get("final") or {}
+    return f.get("val_loss_full", f.get("val_loss"))
+
+
+def group_key(config: dict) -> str:
+    """What runs must share to be compared: everything but activation and seed."""
+    return json.dumps({k: v for k, v in sorted(config.items()) if k not in _NOT_GROUP}, sort_keys=True)
+
+
+def group_label(config: dict) -> str:
+    return (
+        f"{config.get('preset')} L{config.get('n_layer')} d{config.get('n_embd')} "
+        f"steps {config.get('steps')} fc_init_std {config.get('fc_init_std')}"
+    )
+
+
+def groups(runs: list[dict]) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for run in runs:
+        out.setdefault(group_key(run["config"]), []).append(run)
+    return out
+
+
+def _mean_std(v: list[float]) -> tuple[float, float]:
+    m = sum(v) / len(v)
+    s = math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1)) if len(v) > 1 else float("nan")
+    return m, s
+
+
+def compare_group(runs: list[dict], metric=final_loss) -> list[dict]:
+    """Rows per activation, best first: n, mean, std, rank, gap to best, separated from best."""
+    by_act: dict[str, list[float]] = {}
+    for run in runs:
+        v = metric(run)
+        if v is not None:
+            by_act.setdefault(run["config"]["activation"], []).append(float(v))
+    rows = []
+    for act, vals in by_act.items():
+        m, s = _mean_std(vals)
+        rows.append({"activation": act, "n": len(vals), "mean": m, "std": s, "seeds": vals})
+    rows.sort(key=lambda r: r["mean"])
+    if not rows:
+        return rows
+    best = rows[0]
+    for i, r in enumerate(rows, 1):
+        r["rank"] = i
+        r["gap"] = r["mean"] - best["mean"]
+        spread = r["std"] + best["std"]
+        r["spread"] = spread
+        r["separated"] = bool(i > 1 and math.isfinite(spread) and r["gap"] > spread)
+    return rows
+
+
+def compare(runs: list[dict]) -> list[dict]:
+    """compare_group for every group: [{"group", "label", "config", "rows", "verdict"}]."""
+    out = []
+    for key, members in groups(runs).items():
+        rows = compare_group(members)
+        if rows:
+            out.append({"group": key, "label": group_label(members[0]["config"]), "config": members[0]["config"],
+                        "rows": rows, "verdict": verdict(rows)})
+    return out
+
+
+def verdict(rows: list[dict], lang: str = "en") -> str:
+    """One sentence: who wins and whether the gaps exceed the seed spread."""
+    if not rows:
+        return ""
+    best = rows[0]["activation"]
+    if len(rows) == 1:
+        return {"en": f"only {best} was run", "zh": f"只运行了 {best}"}[lang]
+    if rows[0]["n"] < 2:
+        return {"en": f"{best} is lowest, but with one seed the seed-to-seed spread is unknown",
+                "zh": f"{best} 最低，但只有一个种子，无法判断种子间波动"}[lang]
+    close = [r["activation"] for r in rows[1:] if not r["separated"]]
+    if not close:
+        return {"en": f"{best} wins; every gap is larger than the seed-to-seed spread",
+                "zh": f"{best} 最好；所有差距都大于种子间波动"}[lang]
+    names = ", ".join(close)
+    return {"en": f"{best} is lowest, but within the seed spread of {names}: not a clear win over them",
+            "zh": f"{best} 最低，但与 {names} 的差距在种子波动之内：不算明确胜出"}[lang]
