@@ -427,8 +427,8 @@ def plan(dtype: str, mode: str = "exhaustive", sample: int = 1 << 20, seed: int 
     fmt = FORMATS[dtype]
     if fmt.p <= 11 and mode != "exhaustive":
         raise ValueError(f"{dtype} is always checked exhaustively (65536 inputs): drop --sample/--range")
-    if not 10 <= chunk_bits <= 28:
-        raise ValueError("chunk bits must lie in 10..28")
+    if not 4 <= chunk_bits <= 28:
+        raise ValueError("chunk bits must lie in 4..28")
     step = 1 << chunk_bits
     if mode == "exhaustive":
         total = 1 << (8 * fmt.dtype.itemsize)

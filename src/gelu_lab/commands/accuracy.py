@@ -40,7 +40,7 @@ def run(args) -> int:
 
         store = Store(args.store)
     try:
-        s = acc.measure(impl, args.dtype, mode, sample=args.sample or (1 << 20), seed=args.seed, interval=args.range,
+        s = acc.measure(impl, args.dtype, mode, sample=(1 << 20) if args.sample is None else args.sample, seed=args.seed, interval=args.range,
                         chunk_bits=args.chunk_bits, store=store)
     finally:
         if store is not None:

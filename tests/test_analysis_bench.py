@@ -1,0 +1,108 @@
+"""The bench harness: each case computes what its name says; the figures are well formed.
+
+No timing is asserted here (timings belong in bench/); only that the timed
+callables compute the right thing and that the rows and ratios are consistent.
+"""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import special
+
+from gelu_lab.analysis import bench
+from gelu_lab.cli import main
+from gelu_lab.store import Store
+
+
+def _truth(form, x):
+    x = x.astype(np.float64)
+    if form == "erf":
+        return 0.5 * x * special.erfc(-x / math.sqrt(2))
+    if form == "tanh":
+        return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+    return x * special.expit(1.702 * x)
+
+
+def _as_np(y):
+    if isinstance(y, tuple):
+        y = y[0]
+    if type(y).__module__.startswith("torch"):
+        from gelu_lab.torch import to_numpy
+
+        y = to_numpy(y)
+    return np.asarray(y).astype(np.float64)
+
+
+@pytest.mark.parametrize("name", [n for n, c in bench.CASES.items() if c.direction == "forward" and c.form != "copy"])
+def test_forward_cases_compute_their_form(name):
+    c = bench.CASES[name]
+    n = 4096
+    y = _as_np(c.setup(n)())
+    x = bench._x(n, c.dtype).astype(np.float64)
+    tol = {"float32": 1e-5, "bfloat16": 2e-2, "float16": 2e-3}[c.dtype]
+    np.testing.assert_allclose(y, _truth(c.form, x), rtol=tol, atol=tol * 0.1)  # naive float32 forms cancel in the tail: absolute
+
+
+def test_backward_cases_produce_the_derivative():
+    import torch
+
+    for form in ("erf", "tanh", "sigmoid"):
+        fn = bench.CASES[f"torch:{form}:fwd+bwd"].setup(512)
+        fn()
+        # the closure's leaf tensor holds d/dx sum(f(x)) = f'(x): check by central differences
+        leaf = next(c.cell_contents for c in fn.__closure__ if isinstance(c.cell_contents, torch.Tensor) and c.cell_contents.requires_grad)
+        x = leaf.detach().numpy().astype(np.float64)
+        h = 1e-6
+        fd = (_truth(form, x + h) - _truth(form, x - h)) / (2 * h)
+        np.testing.assert_allclose(leaf.grad.numpy(), fd, rtol=1e-4, atol=1e-5)
+
+
+def test_time_call_calls_and_reports():
+    calls = {"n": 0}
+
+    def f():
+        calls["n"] += 1
+
+    r = bench.time_call(f, repeats=3)
+    assert calls["n"] == 2 + 3 * r["inner"]  # warm-up, calibration, then the samples
+    assert r["min_s"] <= r["median_s"] <= r["max_s"]
+
+
+def test_rows_and_ratios_consistent():
+    rows = bench.run(["numpy:erf", "numpy:tanh"], sizes=[1000, 2000], threads=(1,), repeats=1, progress=False)
+    assert {r["case"] for r in rows} == {"copy", "numpy:erf", "numpy:tanh"}
+    for r in rows:
+        assert r["gelem_s"] == pytest.approx(r["n"] / r["median_s"] / 1e9)
+    by = {(r["case"], r["n"]): r for r in rows}
+    for q in bench.tanh_vs_erf(rows):
+        assert q["ratio"] == pytest.approx(by[("numpy:tanh", q["n"])]["gelem_s"] / by[("numpy:erf", q["n"])]["gelem_s"])
+        assert by[("numpy:tanh", q["n"])]["vs_copy"] == pytest.approx(by[("numpy:tanh", q["n"])]["gelem_s"] / by[("copy", q["n"])]["gelem_s"])
+
+
+def test_cli_json_and_store(capsys, tmp_path):
+    path = tmp_path / "b.sqlite"
+    assert main(["bench", "--cases", "torch:erf,torch:tanh", "--sizes", "1000", "--repeats", "1", "--store", str(path), "--format", "json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert len(d["rows"]) == 3 and d["machine"]["threads"] == [1] and "torch" in d["machine"]
+    with Store(path) as st:
+        run, rows = st.latest_result("bench", "rows")
+        assert run["status"] == "done" and len(rows) == 3 and st.result(run["id"], "machine")["cpus"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["bench", "--cases", "nope"],
+        ["bench", "--sizes", "0"],
+        ["bench", "--sizes", "1e9"],
+        ["bench", "--sizes", "abc"],
+        ["bench", "--threads", "0"],
+        ["bench", "--repeats", "0"],
+    ],
+)
+def test_cli_bad_args(capsys, argv):
+    assert main([*argv, "--no-store"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1 and err.startswith("gelu-lab")

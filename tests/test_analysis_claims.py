@@ -1,0 +1,149 @@
+"""Claims: each verdict and figure recomputed independently (mpmath, brute-force grids, a fake store)."""
+
+import json
+import math
+
+import mpmath
+import numpy as np
+import pytest
+import torch
+from scipy import special
+
+from gelu_lab.analysis import claims
+from gelu_lab.cli import main
+from gelu_lab.store import Store
+
+
+def test_values_by_mpmath():
+    r = claims.check("values")
+    f = r["figures"]
+    assert f["gelu(2)"] == pytest.approx(float(2 * mpmath.ncdf(2)), rel=1e-15)
+    assert f["gelu(-2)"] == pytest.approx(float(-2 * mpmath.ncdf(-2)), rel=1e-15)
+    assert round(float(2 * mpmath.ncdf(2)), 3) == 1.954 and round(float(-2 * mpmath.ncdf(-2)), 3) == -0.046
+    assert r["verdict"] == "true"
+
+
+def test_monotonic_false_with_the_minimum():
+    with mpmath.workdps(30):
+        x0 = mpmath.findroot(lambda t: mpmath.ncdf(t) + t * mpmath.npdf(t), -0.75)
+        m = x0 * mpmath.ncdf(x0)
+    r = claims.check("monotonic")
+    assert r["verdict"] == "false"
+    assert r["figures"]["argmin"] == pytest.approx(float(x0), abs=1e-12)
+    assert r["figures"]["min"] == pytest.approx(float(m), rel=1e-14)
+    assert round(float(m), 5) == -0.16997 and round(float(x0), 5) == -0.75179
+
+
+def test_random_is_false():
+    r = claims.check("random")
+    assert r["verdict"] == "false"
+    f = r["figures"]
+    assert f["identical_numpy"] and f["identical_torch_train_mode"]
+    assert abs(f["mc_mean_x1"] - float(mpmath.ncdf(1))) < 5 * f["mc_stderr"]
+
+
+def _grid_max(f, a=-4, b=4, n=800_001):
+    x = np.linspace(a, b, n)
+    return float(np.max(np.abs(f(x))))
+
+
+def test_approximation_claims_by_grid():
+    exact = lambda x: 0.5 * x * special.erfc(-x / math.sqrt(2))  # noqa: E731
+    tanh = _grid_max(lambda x: 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3))) - exact(x))
+    sig = _grid_max(lambda x: x * special.expit(1.702 * x) - exact(x))
+    rt, rs = claims.check("tanh_error_below_0.003"), claims.check("sigmoid_error_below_0.003")
+    assert rt["verdict"] == ("true" if tanh < 0.003 else "false") == "true"
+    assert rs["verdict"] == ("true" if sig < 0.003 else "false") == "false"
+    assert rt["figures"]["max_abs_error"] == pytest.approx(tanh, rel=1e-8)
+    assert rs["figures"]["max_abs_error"] == pytest.approx(sig, rel=1e-8)
+
+
+def test_quick_gelu_is_not_silu():
+    r = claims.check("quick_gelu_is_silu")
+    brute = _grid_max(lambda x: x * special.expit(1.702 * x) - x * special.expit(x))
+    assert r["verdict"] == "false"
+    assert r["figures"]["max_diff_vs_silu"] == pytest.approx(brute, rel=1e-8)
+
+
+def test_torch_default_asks_torch():
+    r = claims.check("torch_default_tanh")
+    assert r["verdict"] == ("true" if torch.nn.GELU().approximate == "tanh" else "false")
+    assert r["figures"]["gelu(1)"] == pytest.approx(float(mpmath.ncdf(1)), rel=1e-15)
+
+
+def test_jax_default_untested_without_jax():
+    try:
+        import jax  # noqa: F401
+    except ImportError:
+        r = claims.check("jax_default_tanh")
+        assert r["verdict"] == "untested" and "jax" in r["how"]
+    else:
+        assert claims.check("jax_default_tanh")["verdict"] in ("true", "false")
+
+
+def test_limits_towards_relu():
+    # sup_x |GELU(s x)/s - ReLU(x)| = max |GELU(t) - ReLU(t)| / s = |min GELU| / s (by mpmath)
+    with mpmath.workdps(20):
+        x0 = mpmath.findroot(lambda t: mpmath.ncdf(t) + t * mpmath.npdf(t), -0.75)
+        peak = -float(x0 * mpmath.ncdf(x0))
+    r = claims.check("tends_to_relu")
+    assert r["verdict"] == "true"
+    for s, v in zip(r["figures"]["scales"], r["figures"]["sup_abs_diff"]):
+        assert v * s == pytest.approx(peak, rel=1e-6)
+    inf = claims.check("relu_at_infinity")
+    assert inf["verdict"] == "true"
+    assert inf["figures"]["abs_diff_at_-x"][2] == pytest.approx(float(10 * mpmath.ncdf(-10)), rel=1e-12)
+
+
+def _fake_train_run(st, activation, shares):
+    rid = st.start_run("train", f"{activation}/seed0", {"activation": activation})
+    st.log_metrics(rid, 10, {f"L{i}.dead": 0.0 for i in range(len(shares))})
+    st.log_metrics(rid, 100, {**{f"L{i}.dead": v for i, v in enumerate(shares)}, "L0.near_dead": 0.9})
+    st.set_status(rid, "done")
+
+
+def test_relu_half_dead_reads_the_store(tmp_path):
+    assert claims.check("relu_half_dead", None)["verdict"] == "untested"
+    with Store(tmp_path / "s.sqlite") as st:
+        r = claims.check("relu_half_dead", st)
+        assert r["verdict"] == "untested" and r["how"].startswith("gelu-lab train")
+        _fake_train_run(st, "gelu", [0.9, 0.9])  # not ReLU: ignored
+        _fake_train_run(st, "relu", [0.01, 0.03])
+        r = claims.check("relu_half_dead", st)
+        assert r["verdict"] == "false"
+        assert r["figures"]["mean_dead_share"] == pytest.approx(0.02)
+        assert r["figures"]["max_layer_dead_share"] == pytest.approx(0.03)
+        _fake_train_run(st, "relu", [0.2, 0.7])
+        assert claims.check("relu_half_dead", st)["verdict"] == "true"
+
+
+def test_tanh_speed_claim_reports_ratios():
+    r = claims.check("tanh_much_faster")
+    assert r["verdict"] == "depends"
+    ratios = r["figures"]["ratios"]
+    assert "torch:tanh / torch:erf" in ratios and all(v > 0 for v in ratios.values())
+    assert r["figures"]["true_on_this_machine"] == all(v >= claims.MUCH_FASTER for v in ratios.values())
+
+
+def test_every_claim_has_both_languages():
+    assert len(claims.CLAIMS) >= 12
+    for c in claims.CLAIMS.values():
+        assert c.text["zh"] and c.text["en"] and c.text["zh"] != c.text["en"]
+
+
+def test_cli_json_and_text(capsys, tmp_path):
+    assert main(["claims", "--id", "values", "--id", "relu_half_dead", "--store", str(tmp_path / "none.sqlite"), "--format", "json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert [c["id"] for c in d["claims"]] == ["values", "relu_half_dead"]
+    assert d["claims"][1]["verdict"] == "untested"
+    assert not (tmp_path / "none.sqlite").exists()  # reading claims never creates a store
+    assert main(["claims", "--id", "monotonic", "--lang", "zh"]) == 0
+    out = capsys.readouterr().out
+    assert "单调" in out and "false" in out
+
+
+@pytest.mark.parametrize("argv", [["claims", "--id", "nope"], ["claims", "--lang", "fr"], ["claims", "--format", "xml"]])
+def test_cli_bad_args(capsys, argv):
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1 and err.startswith("gelu-lab")
