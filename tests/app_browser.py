@@ -1,7 +1,7 @@
 """Shared fixtures for the browser tests: the app on a free port, Debian's Chromium.
 
 Import the fixtures into a test module with
-``from app_browser import app_url, browser, page  # noqa: F401``.
+``from app_browser import app_url, browser, context, page  # noqa: F401``.
 ``page`` records every request, every HTTP status >= 400 and every console
 error; ``page.log.check()`` asserts that none went wrong and nothing left 127.0.0.1.
 """
@@ -62,10 +62,17 @@ class Log:
         assert self.bad_status == [], f"HTTP errors: {self.bad_status}"
 
 
-@pytest.fixture
-def page(browser):
+@pytest.fixture(scope="session")
+def context(browser):
+    """One context for the session, so the 5 MB of Plotly and Dash JS are fetched once."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    pg = ctx.new_page()
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture
+def page(context):
+    pg = context.new_page()
     pg.set_default_timeout(20_000)
     pg.log = Log()
     pg.on("request", lambda r: pg.log.requests.append(r.url))
@@ -73,7 +80,7 @@ def page(browser):
     pg.on("pageerror", lambda e: pg.log.errors.append(str(e)))
     pg.on("response", lambda r: r.status >= 400 and pg.log.bad_status.append((r.status, r.url)))
     yield pg
-    ctx.close()
+    pg.close()
 
 
 def open_page(page, url: str, ready: str = "main.page"):
@@ -81,14 +88,13 @@ def open_page(page, url: str, ready: str = "main.page"):
     page.goto(url)
     page.wait_for_selector(ready)
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length === document.querySelectorAll('.figure').length")
-    page.wait_for_load_state("networkidle")
 
 
 def set_slider(page, id: str, value) -> None:
-    """Type a value into the number box of Dash's slider and commit it (Enter)."""
+    """Type a value into the number box of Dash's slider and commit it."""
     box = page.locator(f"#{id} input[type=number]")
     box.fill(str(value))
-    box.press("Enter")
+    box.press("Tab")  # Dash 4 commits (and clamps) a typed slider value on blur
 
 
 def text_of(page, id: str) -> str:

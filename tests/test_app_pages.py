@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app_browser import app_url, browser, open_page, page  # noqa: F401
+from app_browser import app_url, browser, context, open_page, page  # noqa: F401
 from gelu_lab.app import content, registry
 
 pytestmark = pytest.mark.xdist_group("app")

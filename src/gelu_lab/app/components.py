@@ -28,24 +28,32 @@ def graph(id: str, figure) -> dcc.Graph:
 
 
 def slider(id: str, p: Param, value, label: str, marks=None) -> html.Div:
-    """A labelled slider over the param's range; Dash's slider carries its own number box."""
+    """A labelled slider over the param's range; Dash's slider carries its own number box.
+
+    updatemode "mouseup": only then does Dash 4 commit a typed value (clamped to the
+    range) when the box loses focus; while dragging, ``drag_value`` moves.
+    """
     if marks is None:
         marks = {v: f"{v:g}" for v in (p.lo, p.hi)}
     return html.Div(
         [
             html.Label(label, htmlFor=id, className="control-label"),
-            dcc.Slider(id=id, min=p.lo, max=p.hi, step=p.step, value=value, marks=marks, updatemode="drag", className="slider"),
+            dcc.Slider(id=id, min=p.lo, max=p.hi, step=p.step, value=value, marks=marks, className="slider"),
         ],
         className="control",
     )
 
 
 def number(id: str, p: Param, value, label: str) -> html.Div:
-    """A labelled number box; the page's callback clamps what is typed and says so."""
+    """A labelled number box; the page's callback clamps what is typed and says so.
+
+    No min/max on the element: the browser would turn an out-of-range value into
+    None, and the reader would be told the box is empty instead of "clamped".
+    """
     return html.Div(
         [
             html.Label(label, htmlFor=id, className="control-label"),
-            dcc.Input(id=id, type="number", min=p.lo, max=p.hi, step=p.step or "any", value=value, debounce=0.3, className="number"),
+            dcc.Input(id=id, type="number", step=p.step or "any", value=value, debounce=0.3, className="number"),
         ],
         className="control",
     )

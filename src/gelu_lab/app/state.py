@@ -53,7 +53,7 @@ class Param:
             c = round(min(max(c, self.lo), self.hi), 10)
         c = int(round(c)) if self.integer else c
         if v < self.lo or v > self.hi:
-            return c, ("clamped", {"name": self.name, "raw": str(raw)[:40], "lo": self.lo, "hi": self.hi, "value": c})
+            return c, ("clamped", {"name": self.name, "raw": str(raw)[:40], "lo": f"{self.lo:g}", "hi": f"{self.hi:g}", "value": c})
         return c, None
 
     def encode(self, value) -> str:
@@ -102,8 +102,10 @@ def inputs(pairs, lang: str) -> tuple[list | None, str]:
     t = content.text(lang if lang in LANGS else DEFAULT_LANG, "shell")
     values, notes = [], []
     for p, raw in pairs:
-        if raw is None or raw == "" or (p.multi and not isinstance(raw, list)):
-            return None, content.fill(t["msg.empty"], lo=p.lo, hi=p.hi)
+        if p.multi:
+            raw = raw if isinstance(raw, list) else []
+        elif raw is None or raw == "":
+            return None, content.fill(t["msg.empty"], name=p.name, lo=f"{p.lo:g}", hi=f"{p.hi:g}")
         v, note = p.coerce(raw)
         values.append(v)
         if note:

@@ -5,7 +5,7 @@ window.gelu_lab = (function () {
     const q = new URLSearchParams();
     names.forEach(function (n, i) {
       const v = values[i];
-      if (v === null || v === undefined || v === "") return;
+      if (v === null || v === undefined || v === "" || (typeof v === "number" && !isFinite(v))) return;
       q.set(n, Array.isArray(v) ? v.join(",") : String(v));
     });
     q.set("lang", lang || "zh");
@@ -35,6 +35,11 @@ window.gelu_lab = (function () {
       const i = Math.round((Number(v) - t.lo) / t.step);
       return Math.min(Math.max(i, 0), t.n - 1);
     },
+    // the slider's value, or its drag_value while it is being dragged
+    moved: function (v) {
+      const trig = window.dash_clientside.callback_context.triggered;
+      return trig && trig.length ? trig[0].value : v;
+    },
     bad: function (v) {
       return v === null || v === undefined || v === "" || !isFinite(Number(v));
     },
@@ -43,17 +48,17 @@ window.gelu_lab = (function () {
 
 window.dash_clientside = Object.assign({}, window.dash_clientside, {
   gelu_lab: {
-    // Definition: move x. table: {lo, step, n, x, phi, out, gelu} (strings preformatted, gelu raw)
-    definition_x: function (x, table, fig) {
+    // Definition: move x. table: {lo, step, n, xs, density, gelu} (numbers) and
+    // {x, phi, out} (the same, preformatted). Figure arrays may arrive base64-encoded,
+    // so the new arrays are always taken from the table.
+    definition_x: function (x, dx, table, fig) {
       const G = window.gelu_lab, nu = window.dash_clientside.no_update;
+      x = G.moved(x);
       if (G.bad(x) || !fig) return [nu, nu, nu, nu];
-      const i = G.index(x, table), xv = table.lo + i * table.step;
+      const i = G.index(x, table), xv = table.xs[i];
       const f = Object.assign({}, fig, { data: fig.data.slice(), layout: Object.assign({}, fig.layout) });
-      const d = fig.data[0];
-      let k = 0;
-      while (k < d.x.length && d.x[k] <= xv + 1e-9) k++;
       const S = table.trace;
-      f.data[S.shade] = Object.assign({}, fig.data[S.shade], { x: d.x.slice(0, k), y: d.y.slice(0, k) });
+      f.data[S.shade] = Object.assign({}, fig.data[S.shade], { x: table.xs.slice(0, i + 1), y: table.density.slice(0, i + 1) });
       f.data[S.mark_in] = Object.assign({}, fig.data[S.mark_in], { x: [xv], y: [xv] });
       f.data[S.mark_out] = Object.assign({}, fig.data[S.mark_out], { x: [xv], y: [table.gelu[i]] });
       const ann = fig.layout.annotations.slice();
@@ -63,8 +68,9 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
       return [f, table.x[i], table.phi[i], table.out[i]];
     },
     // a family of precomputed curves y[i] indexed by a slider (vs ReLU's s, vs Sigmoid's beta)
-    family: function (v, table, fig) {
+    family: function (v, dv, table, fig) {
       const G = window.gelu_lab, nu = window.dash_clientside.no_update;
+      v = G.moved(v);
       if (G.bad(v) || !fig) return [nu, nu, nu];
       const i = G.index(v, table);
       const f = Object.assign({}, fig, { data: fig.data.slice() });

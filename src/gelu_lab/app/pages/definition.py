@@ -31,7 +31,7 @@ def _gate():
     return g, {
         "lo": X.lo, "step": X.step, "n": len(g["x"]),
         "x": [fmt(v, 2) for v in g["x"]], "phi": [fmt(v) for v in g["Phi"]], "out": [fmt(v) for v in g["gelu"]],
-        "gelu": g["gelu"].tolist(),
+        "xs": g["x"].tolist(), "density": g["phi"].tolist(), "gelu": g["gelu"].tolist(),
         "trace": {"shade": figs.SHADE, "mark_in": figs.MARK_IN, "mark_out": figs.MARK_OUT},
     }
 
@@ -94,19 +94,20 @@ def layout(state, lang):
 
 
 clientside_callback(
-    "function(v) { return window.dash_clientside.gelu_lab.preset(); }",
+    "function(v) { return window.dash_clientside.gelu_lab.preset(v); }",
     Output("definition-x", "value"),
     Input({"type": "definition-preset", "value": ALL}, "n_clicks"),
     prevent_initial_call=True,
 )
 
 clientside_callback(
-    "function(x, table, fig) { return window.dash_clientside.gelu_lab.definition_x(x, table, fig); }",
+    "function(x, dx, table, fig) { return window.dash_clientside.gelu_lab.definition_x(x, dx, table, fig); }",
     Output("definition-gate", "figure"),
     Output("definition-rx", "children"),
     Output("definition-rphi", "children"),
     Output("definition-rout", "children"),
     Input("definition-x", "value"),
+    Input("definition-x", "drag_value"),
     State("definition-table", "data"),
     State("definition-gate", "figure"),
     prevent_initial_call=True,

@@ -91,11 +91,12 @@ def layout(state, lang):
 
 
 clientside_callback(
-    "function(v, table, fig) { return window.dash_clientside.gelu_lab.family(v, table, fig); }",
+    "function(v, dv, table, fig) { return window.dash_clientside.gelu_lab.family(v, dv, table, fig); }",
     Output("relu-scale", "figure"),
     Output("relu-rs", "children"),
     Output("relu-rgap", "children"),
     Input("relu-s", "value"),
+    Input("relu-s", "drag_value"),
     State("relu-table", "data"),
     State("relu-scale", "figure"),
     prevent_initial_call=True,

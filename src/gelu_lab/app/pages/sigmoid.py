@@ -98,11 +98,12 @@ clientside_callback(
 )
 
 clientside_callback(
-    "function(v, table, fig) { return window.dash_clientside.gelu_lab.family(v, table, fig); }",
+    "function(v, dv, table, fig) { return window.dash_clientside.gelu_lab.family(v, dv, table, fig); }",
     Output("sigmoid-family", "figure"),
     Output("sigmoid-rbeta", "children"),
     Output("sigmoid-rdist", "children"),
     Input("sigmoid-beta", "value"),
+    Input("sigmoid-beta", "drag_value"),
     State("sigmoid-table", "data"),
     State("sigmoid-family", "figure"),
     prevent_initial_call=True,
