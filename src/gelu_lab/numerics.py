@@ -71,14 +71,14 @@ def two_prod(a, b):
 def exp_neg_half_sq_parts(a):
     """(e, c) with exp(-a^2/2) = e * e * c, each factor a normal float64 or 0.
 
-    a^2 = hi + lo exactly (Dekker); e = exp(-hi/4) and c = 1 - lo/2. Splitting the
+    a^2 = hi + lo exactly (Dekker); e = exp(-hi/4) and c = exp(-lo/2). Splitting the
     exponential in two keeps every intermediate normal, so a result that ends
     subnormal is rounded once, by the caller's last multiplication.
     """
     a = np.asarray(a, dtype=np.float64)
     hi, lo = two_prod(a, a)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        return np.exp(-0.25 * hi), 1.0 - 0.5 * lo
+        return np.exp(-0.25 * hi), np.exp(-0.5 * lo)
 
 
 def exp_neg_half_sq(a):
@@ -111,7 +111,8 @@ def upper_tail_parts(a):
         du = du + a * INV_SQRT2_LO
         ex = special.erfcx(u)
         corr = du * (2.0 * u - (2.0 / math.sqrt(math.pi)) / ex)
-        corr = np.where(np.isfinite(corr), corr, 0.0)
+        # first order in du; |corr| > 1/2 only where exp(-a^2/2) underflows anyway
+        corr = np.clip(np.where(np.isfinite(corr), corr, 0.0), -0.5, 0.5)
         m = 0.5 * ex * (1.0 + corr) * c
     m = np.where(a == np.inf, 0.0, m)
     return m, e
@@ -129,11 +130,33 @@ def upper_tail(a):
         return (m * e) * e
 
 
+PHI_ERFC_RANGE = (-0.5, 3.0)  # x range where Phi comes from erfc(-x/sqrt2) directly
+
+
+def _Phi_central(x):
+    """Phi(x) = erfc(-x/sqrt2)/2 on PHI_ERFC_RANGE, the argument's rounding corrected.
+
+    There erfc(-u) lies in [0.62, 2] and is well conditioned, so one erfc call
+    and a first-order correction for u = x/sqrt2 give ~1 ulp, better than the
+    erfcx product, whose four roundings add up. (Further left, erfc(|u|) is
+    1 - erf(|u|) inside SciPy and cancels: the erfcx form is better there.)
+    """
+    u, du = two_prod(x, np.float64(INV_SQRT2))
+    du = du + x * INV_SQRT2_LO
+    with np.errstate(under="ignore"):
+        return 0.5 * special.erfc(-u) + du * (1.0 / math.sqrt(math.pi)) * np.exp(-u * u)
+
+
+def _central(x):
+    return (x >= PHI_ERFC_RANGE[0]) & (x <= PHI_ERFC_RANGE[1])
+
+
 def Phi(x):
     """Standard normal CDF, float64, relative error a few ulp for all x."""
     x = np.asarray(x, dtype=np.float64)
     q = upper_tail(np.abs(x))
-    return np.where(x < 0, q, 1.0 - q)
+    tails = np.where(x < 0, q, 1.0 - q)
+    return np.where(_central(x), _Phi_central(x), tails)
 
 
 def sigmoid(t):
@@ -154,6 +177,7 @@ def gelu_exact(x):
     m, e = upper_tail_parts(np.abs(x))
     with np.errstate(invalid="ignore", under="ignore"):
         y = np.where(x < 0, ((x * m) * e) * e, x * (1.0 - (m * e) * e))
+        y = np.where(_central(x), x * _Phi_central(x), y)
         # -inf * 0 is nan; the limit is -0
         return np.where(x == -np.inf, -0.0, y)
 
@@ -199,13 +223,15 @@ def gelu_exact_grad(x):
     with np.errstate(invalid="ignore", over="ignore"):
         xphi = _times_phi(x)
         y = np.where(x < 0, q + xphi, (1.0 - q) + xphi)
+        y = np.where(_central(x), _Phi_central(x) + xphi, y)
         hi, lo, c = grad_root_series()
         d = (x - hi) - lo  # x - hi is exact near x0 (Sterbenz)
         near = np.abs(d) < GRAD_ROOT_RADIUS
         if np.any(near):
             y = np.where(near, np.polynomial.polynomial.polyval(d, c), y)
         y = np.where(x == np.inf, 1.0, y)
-        return np.where(x == -np.inf, -0.0, y)
+        # far left both terms underflow to +-0; the true value is negative there
+        return np.where((x < 0) & ((y == 0) | np.isinf(x)), -0.0, y)
 
 
 def gelu_exact_grad2(x):

@@ -7,8 +7,12 @@ E of a rounding midpoint is settled with mpmath at 40 digits. The result is
 the correctly rounded (nearest-even) value for every input: over all 2^32
 float32 inputs only a few thousand need mpmath.
 
-This path (SciPy's erfcx + mpmath) is independent of the compiled float32
-kernel in :mod:`gelu_lab.kernels`; the exhaustive checks compare the two.
+For float32 GELU and GELU' the float64 value comes from libm's erfc and exp
+in a compiled loop (``_libm_f32``): each element carries its own error bound,
+so a sweep of all 2^32 inputs takes a minute or two. Elsewhere it comes from
+:mod:`gelu_lab.numerics` (SciPy's erfcx). Both are independent of the
+polynomial float32 kernel in :mod:`gelu_lab.kernels`; the exhaustive checks
+compare the two.
 """
 
 from __future__ import annotations
@@ -16,15 +20,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+import math
+
 import mpmath
+import numba
 import numpy as np
 
 from . import numerics as nm
-from .formats import Format, format_of, round_mpf, round_to_format, uncertain
+from .kernels import TINY, round_flag
+from .formats import FORMATS, Format, format_of, round_mpf, round_to_format, uncertain
 
-# Below this |x| the true GELU (and both approximations) lies strictly above
+# kernels.TINY: below it the true GELU (and both approximations) lies above
 # x/2 by less than a quarter ulp, so an exact tie at x/2 must round up.
-TINY = 2.0**-30
 
 
 @dataclass(frozen=True)
@@ -40,14 +47,21 @@ def _mp_tanh_arg(t):
     return mpmath.sqrt(2 / mpmath.pi) * (t + mpmath.mpf("0.044715") * t**3)
 
 
+def _mp_sig(w):
+    return 1 / (1 + mpmath.exp(-w))
+
+
+# (1 + tanh z)/2 = sigmoid(2z): the same function, without 1 + tanh cancelling
+# at any working precision for z << 0
 def _mp_tanh_form(t):
-    return t / 2 * (1 + mpmath.tanh(_mp_tanh_arg(t)))
+    return t * _mp_sig(2 * _mp_tanh_arg(t))
 
 
 def _mp_tanh_form_grad(t):
     z = _mp_tanh_arg(t)
     dz = mpmath.sqrt(2 / mpmath.pi) * (1 + 3 * mpmath.mpf("0.044715") * t**2)
-    return (1 + mpmath.tanh(z)) / 2 + t / 2 * dz * mpmath.sech(z) ** 2
+    s, s_neg = _mp_sig(2 * z), _mp_sig(-2 * z)
+    return s + 2 * t * dz * s * s_neg
 
 
 _BETA = mpmath.mpf("1.702")
@@ -117,6 +131,59 @@ def settle(name: str, x, fmt: Format) -> np.ndarray:
     return out
 
 
+_ULP = 2.0**-52  # float64 relative spacing
+
+
+@numba.njit(parallel=True, cache=True)
+def _libm_f32(x, grad, root, rc, out, flags):
+    """float64 GELU (grad=False) or GELU' (grad=True) by libm, rounded to float32.
+
+    Q = erfc(u)/2, u = |x|/sqrt2 (rounded: relative sensitivity 2u^2 ulp),
+    phi = exp(-x^2/2)/sqrt(2 pi) with x^2 exact for float32 x. Each element's
+    relative error bound (errors of erfc <= 8 ulp, exp <= 2 ulp, plus the
+    argument's, over the size of the result) decides the flag.
+    """
+    for i in numba.prange(x.size):
+        xi = np.float64(x[i])
+        a = abs(xi)
+        u = a * 0.7071067811865476
+        q = 0.5 * math.erfc(u)
+        eq = (8.0 + 2.0 * u * u + 2.0) * _ULP * q  # absolute error of q
+        if not grad:
+            y = xi * q if xi < 0 else xi * (1.0 - q)
+            err = abs(xi) * eq + 2.0 * _ULP * abs(y)
+        else:
+            xphi = xi * math.exp(-0.5 * (xi * xi)) * 0.3989422804014327
+            y = (q if xi < 0 else 1.0 - q) + xphi
+            err = eq + 4.0 * _ULP * abs(xphi) + 2.0 * _ULP * abs(y)
+            d = (xi - root[0]) - root[1]
+            if abs(d) < 0.25:  # Phi + x phi cancels near its zero: the Taylor series
+                p = 0.0
+                for k in range(rc.size - 1, -1, -1):
+                    p = p * d + rc[k]
+                y = p
+                err = 8.0 * _ULP * abs(y)
+        if xi != xi:
+            y = xi
+            err = 0.0
+        elif a == np.inf:
+            y = (xi if not grad else 1.0) if xi > 0 else -0.0
+            err = 0.0
+        round_flag(xi, y, err, out, flags, i)
+
+
+def _correct_f32_libm(name: str, x: np.ndarray) -> np.ndarray:
+    xs = np.ascontiguousarray(x, dtype=np.float32).ravel()
+    out = np.empty_like(xs)
+    flags = np.empty(xs.size, dtype=np.bool_)
+    hi, lo, c = nm.grad_root_series()
+    _libm_f32(xs, name == "gelu_grad", np.array([hi, lo]), c, out, flags)
+    idx = np.flatnonzero(flags)
+    if idx.size:
+        out[idx] = settle(name, xs[idx], FORMATS["float32"])
+    return out.reshape(x.shape)
+
+
 def correctly_rounded(name: str, x, dtype=None) -> np.ndarray:
     """The correctly rounded value of function `name` at x, in x's dtype.
 
@@ -131,6 +198,8 @@ def correctly_rounded(name: str, x, dtype=None) -> np.ndarray:
     fmt = format_of(dtype if dtype is not None else x.dtype)
     if fmt.p == 53:
         raise ValueError("float64 has no correctly rounded reference here (use mpmath)")
+    if fmt.name == "float32" and name in ("gelu", "gelu_grad"):
+        return _correct_f32_libm(name, x)
     ref = REFERENCES[name]
     with np.errstate(all="ignore"):
         xf = x.astype(np.float64).ravel()

@@ -1,0 +1,151 @@
+"""gelu and gelu_grad are correctly rounded: exhaustive for 16-bit formats,
+every binade for float32, checked against mpmath alone (tests/mp_truth.py)."""
+
+import numpy as np
+import pytest
+
+import gelu_lab
+from gelu_lab.formats import bfloat16
+from mp_truth import correct, ulp_error
+
+FUNCS = {"gelu": gelu_lab.gelu, "gelu_grad": gelu_lab.gelu_grad}
+
+
+def all_finite(dtype):
+    x = np.arange(65536, dtype=np.uint16).view(dtype)
+    with np.errstate(invalid="ignore"):
+        xf = x.astype(np.float64)
+    return x[np.isfinite(xf) & (xf != 0)]  # zeros: test_special_values
+
+
+def bits(a):
+    a = np.asarray(a)
+    return a.view({2: np.uint16, 4: np.uint32}[a.itemsize])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, bfloat16], ids=["float16", "bfloat16"])
+@pytest.mark.parametrize("name", ["gelu", "gelu_grad"])
+def test_exhaustive_16bit(name, dtype):
+    x = all_finite(dtype)
+    got = FUNCS[name](x)
+    assert got.dtype == x.dtype
+    want = np.array([correct(name, v, dtype) for v in x], dtype=dtype)
+    bad = np.flatnonzero(bits(got) != bits(want))
+    assert bad.size == 0, f"{bad.size} wrong, e.g. x={x[bad[:5]]} got={got[bad[:5]]} want={want[bad[:5]]}"
+
+
+def binade_samples(rng, per_binade=6):
+    """float32 inputs from every binade (subnormals included), both signs."""
+    out = []
+    for e in range(-149, 128):
+        m = rng.integers(0, 2**23, per_binade)
+        if e < -126:  # subnormal: spacing 2^-149
+            v = (m % 2 ** (e + 149) + 2 ** (e + 149)) * 2.0**-149 if e > -149 else np.full(per_binade, 2.0**-149)
+        else:
+            v = (1 + m / 2**23) * 2.0**e
+        out.append(v)
+    v = np.concatenate(out)
+    return np.concatenate([v, -v]).astype(np.float32)
+
+
+@pytest.mark.parametrize("name", ["gelu", "gelu_grad"])
+def test_float32_every_binade(name):
+    rng = np.random.default_rng(20261130)
+    x = binade_samples(rng)
+    # and the busy region, densely: where the tail cancels in the naive formula
+    x = np.concatenate([x, rng.uniform(-15, 6, 3000).astype(np.float32)])
+    got = FUNCS[name](x)
+    want = np.array([correct(name, v, np.float32) for v in x], dtype=np.float32)
+    bad = np.flatnonzero(bits(got) != bits(want))
+    assert bad.size == 0, f"x={x[bad[:5]]} got={got[bad[:5]]} want={want[bad[:5]]}"
+
+
+def test_float32_near_midpoints_are_settled():
+    """Inputs whose float64 value falls near a rounding midpoint (the hard cases)."""
+    from gelu_lab.kernels import raw_f32
+
+    rng = np.random.default_rng(7)
+    x = rng.uniform(-14.5, 8, 2_000_000).astype(np.float32)
+    _, flags = raw_f32("gelu", x)
+    hard = x[flags][:50]
+    assert hard.size > 0  # the sample is big enough to contain some
+    got = gelu_lab.gelu(hard)
+    want = np.array([correct("gelu", v, np.float32) for v in hard], dtype=np.float32)
+    assert np.array_equal(bits(got), bits(want))
+
+
+def test_tiny_inputs_tie_round_up():
+    """GELU(x) lies just above x/2; where x/2 is a midpoint the result rounds up."""
+    for dtype in (np.float32, np.float16, bfloat16):
+        tiny = np.array([2, 3, 5, 7, 1001], dtype=np.uint16 if np.dtype(dtype).itemsize == 2 else np.uint32).view(dtype)
+        for x in np.concatenate([tiny, -tiny]):
+            assert bits(gelu_lab.gelu(np.array([x]))) == bits(np.array([correct("gelu", x, dtype)], dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, bfloat16, np.float32, np.float64])
+def test_special_values(dtype):
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan], dtype=np.float64).astype(dtype)
+    y = gelu_lab.gelu(x).astype(np.float64)
+    g = gelu_lab.gelu_grad(x).astype(np.float64)
+    assert y[0] == 0 and not np.signbit(y[0])
+    assert y[1] == 0 and np.signbit(y[1])  # GELU(-0) = -0
+    assert y[2] == np.inf
+    assert y[3] == 0 and np.signbit(y[3])  # GELU(-inf) = -0
+    assert np.isnan(y[4])
+    assert g[0] == 0.5 and g[1] == 0.5
+    assert g[2] == 1.0
+    assert g[3] == 0 and np.signbit(g[3])  # GELU'(-inf) = -0
+    assert np.isnan(g[4])
+
+
+def test_float32_tail_where_frameworks_flush():
+    """Down to x ~ -14.36 the float32 GELU is non-zero (naive formula: 0 below -5.54)."""
+    x = np.array([-5.6, -8.0, -12.0, -14.0, -14.3], dtype=np.float32)
+    y = gelu_lab.gelu(x)
+    assert np.all(y < 0)
+    assert np.all(bits(y) == bits(np.array([correct("gelu", v, np.float32) for v in x], dtype=np.float32)))
+    assert gelu_lab.gelu(np.float32(-14.5)) == 0 and np.signbit(gelu_lab.gelu(np.float32(-14.5)))
+
+
+F64_ULP_BOUND = 8  # measured max 5.8 (gelu) and 7.6 (gelu_grad) over 10 000 samples; see README
+
+
+@pytest.mark.parametrize("name", ["gelu", "gelu_grad", "gelu_grad2"])
+def test_float64_within_bound(name):
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.uniform(-37, 8, 400), rng.standard_normal(400) * 2, -np.exp(rng.uniform(-30, 3.6, 100))])
+    f = {"gelu": gelu_lab.gelu, "gelu_grad": gelu_lab.gelu_grad, "gelu_grad2": gelu_lab.gelu_grad2}[name]
+    y = f(x)
+    errs = np.array([ulp_error(yy, xx, name) for yy, xx in zip(y, x)])
+    assert errs.max() <= F64_ULP_BOUND, (errs.max(), x[errs.argmax()])
+
+
+@pytest.mark.parametrize("approximate", ["tanh", "sigmoid"])
+def test_approximations_match_their_formula(approximate):
+    """float64 value within the formula's own conditioning of the mpmath value.
+
+    x sigmoid(w) is as sensitive to w as |w| (for w << 0): an ulp of w, or of
+    the constants 0.044715 and 1.702 (not exact in binary), moves the result
+    by ~|w| ulps per ulp of w (x^3 brings up to 4). Bound: 8 + 4|w| ulps.
+    """
+    rng = np.random.default_rng(11)
+    x = np.concatenate([rng.uniform(-19 if approximate == "tanh" else -300, 8, 300), rng.standard_normal(300)])
+    y = gelu_lab.gelu(x, approximate)
+    name = f"gelu_{approximate}"
+    w = 2 * 0.7978845608 * (x + 0.044715 * x**3) if approximate == "tanh" else 1.702 * x
+    errs = np.array([ulp_error(yy, xx, name) for yy, xx in zip(y, x)])
+    excess = errs - (8 + 4 * np.abs(w))
+    assert excess.max() <= 0, (errs[excess.argmax()], x[excess.argmax()])
+    assert errs[np.abs(w) < 1].max() <= 4  # where the formula is well conditioned
+
+
+@pytest.mark.parametrize("dtype", [np.float16, bfloat16, np.float32])
+@pytest.mark.parametrize("approximate", ["tanh", "sigmoid"])
+def test_approximations_never_overflow(dtype, approximate):
+    if np.dtype(dtype).itemsize == 2:
+        x = all_finite(dtype)
+    else:
+        x = np.array([3.4e38, -3.4e38, 2.0**64, -(2.0**64), 1e20, -1e20, 2.0**127, -(2.0**127)], dtype=dtype)
+    for f in (gelu_lab.gelu, gelu_lab.gelu_grad, gelu_lab.gelu_grad2):
+        y = f(x, approximate).astype(np.float64)
+        assert y.dtype == np.float64 and np.all(np.isfinite(y)), (f.__name__, x[~np.isfinite(y)][:5])
