@@ -241,7 +241,8 @@ def gelu_exact_grad2(x):
     with np.errstate(invalid="ignore", over="ignore"):
         two_minus_sq = ((SQRT2 - a) + SQRT2_LO) * (SQRT2 + a)
         y = _times_phi(two_minus_sq, x)
-        return np.where(np.isinf(x), -0.0, y)
+        # beyond |x| = 40 phi underflows while 2 - x^2 may overflow: the limit is -0
+        return np.where(a > 40, -0.0, y)
 
 
 # --------------------------------------------------------------------------
