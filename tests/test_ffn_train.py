@@ -1,0 +1,142 @@
+"""Training runs: the store gets the run, a killed run resumes to the same numbers, DDP, CLI errors."""
+
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from gelu_lab.cli import main
+from gelu_lab.nn import runs as R
+from gelu_lab.store import Store
+
+PY = sys.executable
+ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
+
+
+@pytest.fixture(scope="module")
+def text_file(tmp_path_factory):
+    from gelu_lab.corpus import load_text
+
+    p = tmp_path_factory.mktemp("text") / "t.txt"
+    p.write_text(load_text()[:40_000])
+    return str(p)
+
+
+def _train_args(text, store, *extra):
+    return ["train", "--preset", "tiny", "--text", text, "--store", store, "--threads", "1", "--no-progress", *extra]
+
+
+def test_tiny_run_writes_the_store(text_file, tmp_path, capsys):
+    store = str(tmp_path / "s.sqlite")
+    assert main(_train_args(text_file, store, "--activations", "relu,gelu", "--steps", "60", "--seeds", "2")) == 0
+    with Store(store) as s:
+        runs = R.load_runs(s)
+        assert s.integrity_ok()
+    assert sorted((r["config"]["activation"], r["config"]["seed"]) for r in runs) == [("gelu", 0), ("gelu", 1), ("relu", 0), ("relu", 1)]
+    for r in runs:
+        steps, val = R.series(r, "val_loss")
+        assert steps == [0, 20, 40, 60]
+        vocab = len(set(open(text_file).read()))
+        assert abs(val[0] - math.log(vocab)) < 0.3  # an untrained model is close to uniform
+        assert val[-1] < val[0] - 0.3  # and it learns
+        for name in ("L0.dead", "L0.near_dead", "L0.const", "L0.pre_neg"):
+            assert all(0 <= v <= 1 for v in R.series(r, name)[1])
+        assert R.series(r, "L0.grad_fc")[1][0] > 0
+        f = r["final"]
+        assert f["steps"] == 60 and f["tok_s"] > 0 and f["val_loss_full"] == pytest.approx(R.series(r, "val_loss_full")[1][0])
+        assert r["provenance"]["command"].startswith("gelu-lab train")
+    # same seed: same start (init and first batch), so the step-0 numbers agree across activations
+    first = {(r["config"]["activation"], r["config"]["seed"]): R.series(r, "L0.pre_std")[1][0] for r in runs}
+    assert first[("relu", 0)] == first[("gelu", 0)] and first[("relu", 0)] != first[("relu", 1)]
+    # compare: two activations, two seeds each
+    (g,) = R.compare(runs)
+    assert [row["rank"] for row in g["rows"]] == [1, 2] and all(row["n"] == 2 for row in g["rows"])
+    capsys.readouterr()
+    assert main(["runs", "compare", "--store", store, "--format", "csv"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("group,rank,activation") and len(out) == 3
+
+
+def _cli(*args, check=True):
+    return subprocess.run([PY, "-m", "gelu_lab", *args], env=ENV, capture_output=True, text=True, check=check, timeout=240)
+
+
+def test_killed_run_resumes_to_identical_numbers(text_file, tmp_path):
+    store = str(tmp_path / "s.sqlite")
+    args = _train_args(text_file, store, "--activations", "silu", "--steps", "150", "--ckpt-every", "10", "--eval-interval", "20")
+    proc = subprocess.Popen([PY, "-m", "gelu_lab", *args], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ckpt = tmp_path / "checkpoints" / "train-1.pt"
+    deadline = time.time() + 180
+    while not ckpt.exists() and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)  # no chance to clean up: like a power cut
+    proc.wait()
+    with Store(store) as s:
+        (run,) = s.runs("train")
+        assert run["status"] == "running", "the run finished before it could be killed"
+    _cli(*_train_args(text_file, store, "--resume", "1"))
+    _cli(*_train_args(text_file, store, "--activations", "silu", "--steps", "150", "--ckpt-every", "10", "--eval-interval", "20", "--again"))
+    with Store(store) as s:
+        resumed, straight = R.load_runs(s)
+    assert resumed["id"] == 1 and resumed["status"] == "done" and straight["id"] == 2
+    assert resumed["metrics"].keys() == straight["metrics"].keys()
+    for name in straight["metrics"]:
+        assert resumed["metrics"][name] == straight["metrics"][name], name  # bit-identical
+    for k in ("val_loss_full", "val_loss", "train_loss"):
+        assert resumed["final"][k] == straight["final"][k]
+    assert not ckpt.exists()  # a finished run removes its checkpoint
+
+
+def test_torchrun_two_gloo_processes_match_one_process(text_file, tmp_path):
+    store = str(tmp_path / "s.sqlite")
+    args = _train_args(text_file, store, "--activations", "gelu", "--steps", "30", "--eval-interval", "10")
+    subprocess.run(
+        [PY, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", "-m", "gelu_lab", *args],
+        env=ENV, capture_output=True, text=True, check=True, timeout=240,
+    )
+    _cli(*args, "--again")
+    with Store(store) as s:
+        ddp, single = R.load_runs(s)
+    assert ddp["final"]["world"] == 2 and single["final"]["world"] == 1
+    assert ddp["final"]["ranks_identical"] is True
+    # two processes with half the batch each see the same data as one: same losses up to summation order
+    for name in ("val_loss", "L0.pre_std"):
+        a, b = R.series(ddp, name)[1], R.series(single, name)[1]
+        assert a == pytest.approx(b, rel=1e-4), name
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["train", "--seeds", "0"],
+        ["train", "--activations", "nope"],
+        ["train", "--fc-init-std", "-1"],
+        ["train", "--fc-init-std", "big"],
+        ["train", "--preset", "huge"],
+        ["train", "--steps", "ten"],
+        ["train", "--lr", "5"],
+        ["train", "--text", "/no/such/file.txt"],
+        ["runs"],
+        ["runs", "show", "x"],
+        ["runs", "compare", "--format", "xml"],
+    ],
+)
+def test_bad_arguments_one_line_exit_2(argv, capsys, tmp_path):
+    assert main([*argv, "--store", str(tmp_path / "s.sqlite")] if argv[0] == "train" else argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err and "\n" not in err and "Traceback" not in err
+
+
+def test_missing_run_and_store_one_line(tmp_path, capsys):
+    store = str(tmp_path / "s.sqlite")
+    assert main(["runs", "list", "--store", store]) == 2
+    Store(store).close()
+    assert main(["runs", "show", "5", "--store", store]) == 2
+    assert main(["train", "--resume", "5", "--store", store, "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 3 and all("error" in line for line in err)
