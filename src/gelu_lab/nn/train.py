@@ -335,6 +335,7 @@ def train(cfg: TrainConfig | None, store, resume: int | None = None, progress: b
                  "step": step + 1, "acc": acc, "elapsed": elapsed + time.perf_counter() - t0, "config": cfg.to_dict()},
                 ckpt,
             )
+    loop_s = time.perf_counter() - t0  # the step loop with all its instrumentation (bench/bench_train.py)
     if bar is not None:
         bar.close()
     identical = None
@@ -356,7 +357,7 @@ def train(cfg: TrainConfig | None, store, resume: int | None = None, progress: b
         final = {
             "val_loss_full": vfull, "val_loss": row["val_loss"], "train_loss": row.get("train_loss"),
             "steps": cfg.steps, "params": model.n_params(), "wall_s": wall,
-            "tok_s": tokens / t_train if t_train else None, "world": world, "device": device.type,
+            "tok_s": tokens / t_train if t_train else None, "loop_s": loop_s, "world": world, "device": device.type,
             "threads": torch.get_num_threads(), "ranks_identical": identical,
         }
         store.put_result(run_id, "final", final)
