@@ -45,6 +45,16 @@ def test_forward_cases_compute_their_form(name):
     np.testing.assert_allclose(y, _truth(c.form, x), rtol=tol, atol=tol * 0.1)  # naive float32 forms cancel in the tail: absolute
 
 
+@pytest.mark.parametrize("name", [n for n, c in bench.CASES.items() if c.direction == "grad"])
+def test_grad_cases_compute_the_derivative(name):
+    c = bench.CASES[name]
+    y = _as_np(c.setup(2048)())
+    x = bench._x(2048).astype(np.float64)
+    h = 1e-6
+    fd = (_truth(c.form, x + h) - _truth(c.form, x - h)) / (2 * h)
+    np.testing.assert_allclose(y, fd, rtol=1e-4, atol=1e-5)
+
+
 def test_backward_cases_produce_the_derivative():
     import torch
 

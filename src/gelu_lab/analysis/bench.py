@@ -9,8 +9,9 @@ A case's ``setup(n)`` builds its arrays once and returns a zero-argument callabl
 only that callable is timed. The roofline is ``np.copyto`` of n float32 (read n,
 write n): no elementwise kernel that reads its input and writes its output can
 beat it, so ``vs_copy`` is the share of the memory bandwidth a kernel reaches.
-Forward cases time y = f(x); "fwd+bwd" cases time y = f(x) and y.backward(g)
-through torch autograd (for gelu_lab: value and derivative, the same work).
+Forward cases time y = f(x); "grad" cases the derivative alone (gelu_lab.gelu_grad,
+torch's gelu_backward kernel with g = 1); "fwd+bwd" cases time y = f(x) and
+y.backward(g) through torch autograd (for gelu_lab: value and derivative).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ class Case:
     name: str
     backend: str  # numpy | gelu_lab | torch | roofline
     form: str  # erf | tanh | sigmoid | copy
-    direction: str  # forward | fwd+bwd
+    direction: str  # forward | grad | fwd+bwd
     dtype: str
     setup: Callable  # n -> zero-argument callable
 
@@ -96,6 +97,8 @@ def _gelu_lab_case(approximate, direction, dtype="float32"):
         out = np.empty_like(x)
         if direction == "forward":
             return lambda: gelu_lab.gelu(x, approximate, out=out)
+        if direction == "grad":
+            return lambda: gelu_lab.gelu_grad(x, approximate, out=out)
         g = np.empty_like(x)
         return lambda: (gelu_lab.gelu(x, approximate, out=out), gelu_lab.gelu_grad(x, approximate, out=g))
 
@@ -121,6 +124,10 @@ def _torch_case(form, direction, dtype="float32"):
                 return lambda: torch.mul(x, torch.sigmoid(torch.mul(x, 1.702, out=tmp), out=tmp), out=out)
             approx = "none" if form == "erf" else "tanh"
             return lambda: torch._C._nn.gelu(x, approximate=approx, out=out)
+        if direction == "grad":  # the backward kernel alone: g * GELU'(x), g = 1
+            ones, out = torch.ones_like(x), torch.empty_like(x)
+            approx = "none" if form == "erf" else "tanh"
+            return lambda: torch.ops.aten.gelu_backward.grad_input(ones, x, approximate=approx, grad_input=out)
         xr = x.clone().requires_grad_(True)
         g = torch.ones_like(x)
 
@@ -149,6 +156,9 @@ def _cases() -> dict:
     for form in ("erf", "tanh", "sigmoid"):
         cs.append(Case(f"torch:{form}", "torch", form, "forward", "float32", _torch_case(form, "forward")))
         cs.append(Case(f"torch:{form}:fwd+bwd", "torch", form, "fwd+bwd", "float32", _torch_case(form, "fwd+bwd")))
+    for form, approx in (("erf", "none"), ("tanh", "tanh")):
+        cs.append(Case(f"gelu_lab:{form}:grad", "gelu_lab", form, "grad", "float32", _gelu_lab_case(approx, "grad")))
+        cs.append(Case(f"torch:{form}:grad", "torch", form, "grad", "float32", _torch_case(form, "grad")))
     for dt in ("bfloat16", "float16"):
         cs.append(Case(f"gelu_lab:erf:{dt}", "gelu_lab", "erf", "forward", dt, _gelu_lab_case("none", "forward", dt)))
         cs.append(Case(f"torch:erf:{dt}", "torch", "erf", "forward", dt, _torch_case("erf", "forward", dt)))

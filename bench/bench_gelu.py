@@ -1,0 +1,54 @@
+"""Throughput of gelu_lab's GELU kernels against torch and the memory roofline, in one run.
+
+    .venv/bin/python bench/bench_gelu.py [--n 16777216] [--threads 1,2] [--repeats 5]
+
+For n float32 elements (default 2^24) at each thread count (numba and torch
+both set): gelu_lab.gelu and gelu_lab.gelu_grad (float32: the correctly
+rounded numba kernel), torch's exact and tanh GELU and its backward kernel,
+np.copyto (the memory roofline), and the 16-bit paths (gelu_lab's table
+lookup vs torch) in bfloat16 and float16. Each figure is the median of
+--repeats timed runs (gelu_lab.analysis.bench.time_call); every ratio is
+between figures of this same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from gelu_lab.analysis import bench
+from gelu_lab.output import text_table
+
+CASES = ["copy", "gelu_lab:erf", "gelu_lab:erf:grad", "torch:erf", "torch:tanh", "torch:erf:grad", "torch:tanh:grad",
+         "gelu_lab:erf:bfloat16", "torch:erf:bfloat16", "gelu_lab:erf:float16", "torch:erf:float16"]
+RATIOS = [
+    ("gelu_lab:erf", "torch:erf"),
+    ("gelu_lab:erf:grad", "torch:erf:grad"),
+    ("torch:tanh", "torch:erf"),
+    ("torch:tanh:grad", "torch:erf:grad"),
+    ("gelu_lab:erf:bfloat16", "torch:erf:bfloat16"),
+    ("gelu_lab:erf:float16", "torch:erf:float16"),
+]
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--n", type=int, default=1 << 24)
+    p.add_argument("--threads", default="1,2")
+    p.add_argument("--repeats", type=int, default=5)
+    a = p.parse_args(argv)
+    threads = [int(t) for t in a.threads.split(",")]
+    m = bench.machine(threads)
+    print(f"# {m['processor']}, {m['affinity_cpus']} cpus available; numpy {m['numpy']}, torch {m.get('torch')}, "
+          f"numba {m['numba']}; n = {a.n} elements, median of {a.repeats}")
+    rows = bench.run(CASES, sizes=[a.n], threads=threads, repeats=a.repeats, progress=None)
+    print(text_table([{**r, "min_gelem_s": r["n"] / r["min_s"] / 1e9} for r in rows],
+                     ["case", "dtype", "threads", "gelem_s", "min_gelem_s", "vs_copy"], digits=4))
+    print("\n# ratios (throughput of the first over the second, same run)")
+    ratios = [q for num, den in RATIOS for q in bench.ratios(rows, num, den)]
+    print(text_table(ratios, ["num", "den", "threads", "ratio"], digits=4))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
