@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     "gelu_lab.commands.bench",
     "gelu_lab.commands.claims",
     "gelu_lab.commands.serve",
+    "gelu_lab.commands.custom",
 ]
 
 
