@@ -114,5 +114,5 @@ def test_ffn_stats_known_dead_and_saturated_units(act):
     with torch.no_grad():
         h = _manual_preactivation(m, idx)
     assert s["L0.pre_mean"] == pytest.approx(h.mean().item(), rel=1e-5)
-    assert s["L0.pre_std"] == pytest.approx(h.std().item(), rel=1e-5)
+    assert s["L0.pre_std"] == pytest.approx(h.std(unbiased=False).item(), rel=1e-5)
     assert s["L0.pre_neg"] == pytest.approx((h < 0).float().mean().item())

@@ -34,6 +34,7 @@ def register(sub):
     p = sub.add_parser("train", help="train a small char Transformer per FFN activation and seed (needs torch)")
     p.add_argument("--activations", default="gelu,gelu_tanh,relu,sigmoid,silu", help="comma-separated registry names")
     p.add_argument("--seeds", type=_positive("seeds"), default=1, help="number of seeds (0..N-1)")
+    p.add_argument("--seed-start", type=int, default=0, help="first seed (seeds are S..S+N-1)")
     p.add_argument("--preset", default="quick", choices=list(PRESETS))
     p.add_argument("--steps", type=_positive("steps"), help="training steps (default: the preset's)")
     p.add_argument("--fc-init-std", default="0.02", help='std of the FFN input weights W1; "unit" = 1/sqrt(d); a comma list sweeps')
@@ -73,6 +74,8 @@ def _command_line(args) -> str:
     if args.resume:
         return f"gelu-lab train --resume {args.resume}"
     parts = ["gelu-lab train", f"--activations {args.activations}", f"--seeds {args.seeds}", f"--preset {args.preset}"]
+    if args.seed_start:
+        parts.append(f"--seed-start {args.seed_start}")
     for flag in ("steps", "fc_init_std", "batch_size", "lr", "eval_interval", "ckpt_every", "text", "threads"):
         v = getattr(args, flag)
         if v is not None:
@@ -92,6 +95,8 @@ def run(args) -> int:
 
         if not os.path.isfile(args.text):
             raise ValueError(f"--text {args.text}: no such file")
+    if args.seed_start < 0:
+        raise ValueError(f"--seed-start must be >= 0, got {args.seed_start}")
     if args.lr is not None and not 0 < args.lr < 1:
         raise ValueError(f"--lr must be in (0, 1), got {args.lr}")
     try:
@@ -114,7 +119,7 @@ def run(args) -> int:
                 base = dict(preset=args.preset, steps=args.steps, fc_init_std=fc, batch_size=args.batch_size, lr=args.lr,
                             eval_interval=args.eval_interval, ckpt_every=args.ckpt_every, text=args.text)
                 TrainConfig.make(**{**base, "activation": acts[0]})  # bad options fail before any training
-                ids += grid(acts, range(args.seeds), store, base, progress=not args.no_progress, again=args.again, command=command)
+                ids += grid(acts, range(args.seed_start, args.seed_start + args.seeds), store, base, progress=not args.no_progress, again=args.again, command=command)
         if int(__import__("os").environ.get("RANK", "0")) != 0:
             return 0
         rows = []

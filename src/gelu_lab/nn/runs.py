@@ -155,3 +155,69 @@ def verdict(rows: list[dict], lang: str = "en") -> str:
     names = ", ".join(close)
     return {"en": f"{best} is lowest, but within the seed spread of {names}: not a clear win over them",
             "zh": f"{best} 最低，但与 {names} 的差距在种子波动之内：不算明确胜出"}[lang]
+
+
+# --- series for the figures ------------------------------------------------------
+
+
+def _layer_series(run: dict, metric: str, layer) -> tuple[list[int], list[float]]:
+    """A metric's series; per-layer metrics ("dead", "grad_fc", ...) by layer index or averaged ("mean")."""
+    if metric in run["metrics"]:
+        return series(run, metric)
+    if layer != "mean":
+        return series(run, f"L{layer}.{metric}")
+    layers = sorted(k for k in run["metrics"] if k.startswith("L") and k.endswith("." + metric))
+    per = [dict(zip(*series(run, k))) for k in layers]
+    steps = sorted(set.intersection(*(set(p) for p in per))) if per else []
+    return steps, [sum(p[s] for p in per) / len(per) for s in steps]
+
+
+def bands(runs: list[dict], metric: str, layer="mean") -> dict:
+    """{activation: {"step", "mean", "lo", "hi", "n"}}: mean and min..max over seeds at each step."""
+    by_act: dict[str, list[dict]] = {}
+    for run in runs:
+        steps, vals = _layer_series(run, metric, layer)
+        by_act.setdefault(run["config"]["activation"], []).append(dict(zip(steps, vals)))
+    out = {}
+    for act, seeds in by_act.items():
+        steps = sorted(set().union(*seeds))
+        cols = [[s_[st] for s_ in seeds if st in s_] for st in steps]
+        out[act] = {"step": steps, "mean": [sum(c) / len(c) for c in cols], "lo": [min(c) for c in cols],
+                    "hi": [max(c) for c in cols], "n": len(seeds)}
+    return out
+
+
+def n_layers(runs: list[dict]) -> int:
+    return max((int(r["config"].get("n_layer", 1)) for r in runs), default=0)
+
+
+def fc_value(config: dict) -> float:
+    """The FFN input-weight init std as a number ("unit" = 1/sqrt(d))."""
+    fc = config.get("fc_init_std", 0.02)
+    return 1.0 / math.sqrt(config["n_embd"]) if fc == "unit" else float(fc)
+
+
+def sweep(runs: list[dict]) -> dict | None:
+    """The init-scale sweep: final val loss per activation at each fc_init_std, for the largest
+    family of groups that differ only in fc_init_std. None if there is no such family.
+
+    {"fc": [std, ...], "pre_std": [std*sqrt(d), ...], "label", "acts": {act: {"mean", "std", "n"}}}
+    """
+    fams: dict[str, dict] = {}
+    for key, members in groups(runs).items():
+        c = members[0]["config"]
+        fam = json.dumps({k: v for k, v in json.loads(key).items() if k != "fc_init_std"}, sort_keys=True)
+        fams.setdefault(fam, {})[fc_value(c)] = members
+    fam = max(fams.values(), key=len, default=None)
+    if not fam or len(fam) < 2:
+        return None
+    fcs = sorted(fam)
+    d = next(iter(fam.values()))[0]["config"]["n_embd"]
+    acts: dict[str, dict] = {}
+    for i, fc in enumerate(fcs):
+        for row in compare_group(fam[fc]):
+            a = acts.setdefault(row["activation"], {"mean": [None] * len(fcs), "std": [None] * len(fcs), "n": [0] * len(fcs)})
+            a["mean"][i], a["std"][i], a["n"][i] = row["mean"], row["std"], row["n"]
+    c0 = next(iter(fam.values()))[0]["config"]
+    return {"fc": fcs, "pre_std": [fc * math.sqrt(d) for fc in fcs], "acts": acts,
+            "label": f"{c0.get('preset')} L{c0.get('n_layer')} d{d} steps {c0.get('steps')}"}

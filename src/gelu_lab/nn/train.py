@@ -42,6 +42,7 @@ from torch.nn import functional as F
 
 from ..activations import canonical
 from .data import CharData
+from .ffn import unit_stats
 from .model import GPT, GPTConfig
 from .presets import PRESETS
 
@@ -168,16 +169,8 @@ def ffn_stats(model: GPT, x: torch.Tensor) -> dict:
             hh = h.clone().requires_grad_(True)
             y = b.ffn.act(hh)
             (d,) = torch.autograd.grad(y.sum(), hh)
-        y = y.detach()
-        ystd = y.std(0)
-        out.update({
-            f"L{i}.dead": (h.max(0).values <= 0).float().mean().item(),
-            f"L{i}.near_dead": (d.abs().max(0).values < 0.01).float().mean().item(),
-            f"L{i}.const": (ystd < 0.01 * ystd.mean().clamp_min(1e-30)).float().mean().item(),
-            f"L{i}.pre_mean": h.mean().item(),
-            f"L{i}.pre_std": h.std().item(),
-            f"L{i}.pre_neg": (h < 0).float().mean().item(),
-        })
+        stats = unit_stats(h.cpu().numpy(), y.detach().cpu().numpy(), d.cpu().numpy())
+        out.update({f"L{i}.{k}": v for k, v in stats.items()})
     return out
 
 
