@@ -24,7 +24,8 @@ float32; gelu_lab's correctly rounded GELU against torch's), each scored by
 correlation of all pairwise cosine similarities, top-1 nearest-neighbour
 agreement.
 
-Statistics stream over batches: moments from float64 power sums, the
+Statistics stream over batches: moments from power sums (float32 column
+sums added up in float64, relative error ~1e-7), the
 distribution from a histogram with bins of 1/1024 on [-32, 32). The KS
 distances are evaluated at the bin edges, so they are lower bounds that are at
 most ``ks_resolution`` (the largest model-CDF step over one bin, about
@@ -64,7 +65,7 @@ MAX_CHARS = 2000  # longer "sentences" are refused, not silently truncated
 BATCH = 64
 
 # the fine histogram behind the KS distances: bins of 1/1024 on [-32, 32)
-H_LO, H_HI, H_STEP = -32.0, 32.0, 1.0 / 1024
+H_LO, H_HI, H_STEP = -32.0, 32.0, 1.0 / 1024  # symmetric: bin index = floor(x / step) + H_BINS / 2
 H_BINS = int((H_HI - H_LO) / H_STEP)
 # the coarse one stored for plotting: bins of 1/8 on [-8, 8)
 PLOT_LO, PLOT_HI, PLOT_STEP = -8.0, 8.0, 1.0 / 8
@@ -190,7 +191,7 @@ def embed(bert, sentences, batch=BATCH, on_batch=None) -> torch.Tensor:
     for idx, enc in _batches(tok, sentences, batch):
         out[idx] = mean_pool(model(**enc).last_hidden_state, enc["attention_mask"])
         if on_batch:
-            on_batch()
+            on_batch(len(idx))
     return out
 
 
@@ -288,7 +289,7 @@ class _Replay:
                 h = h[0] if isinstance(h, tuple) else h
             out[idx] = mean_pool(h, mask)
             if on_batch:
-                on_batch()
+                on_batch(len(idx) * (len(ls) - k))
         return out
 
 
@@ -309,11 +310,11 @@ class LayerStats:
         x = x.detach().to(torch.float32)
         self.unit_max = torch.maximum(self.unit_max, x.amax(0))
         self.n += x.numel()
-        x2 = x * x  # float32 products, float64 sums: rounding errors ~1e-7 each, unbiased
-        for k, p in enumerate((x, x2, x2 * x, x2 * x2)):
-            self.power[k] += float(p.sum(dtype=torch.float64))
-        # bin index floor((x - lo)/step), exact in float64 for float32 x and a power-of-two step
-        b = ((x.to(torch.float64) - H_LO) / H_STEP).floor_().clamp_(-1, H_BINS).to(torch.int64) + 1
+        x2 = x * x
+        for k, p in enumerate((x, x2, x2 * x, x2 * x2)):  # float32 column sums, then float64
+            self.power[k] += float(p.sum(0).to(torch.float64).sum())
+        # bin index floor(x / step) - lo / step: x * 1024 and its floor are exact in float32
+        b = (x * (1.0 / H_STEP)).floor_().clamp_(-1 - H_BINS // 2, H_BINS // 2).to(torch.int32) + (H_BINS // 2 + 1)
         self.counts += torch.bincount(b.reshape(-1), minlength=H_BINS + 2).numpy()
         g = torch.nn.functional.gelu(x)  # GELU(x) < 0 exactly where x < 0
         neg, pos = float(g.clamp(max=0).sum(dtype=torch.float64)), float(g.clamp(min=0).sum(dtype=torch.float64))
@@ -387,6 +388,13 @@ def agreement(ref: torch.Tensor, emb: torch.Tensor) -> dict:
     return {"cos_mean": float(cos.mean()), "cos_min": float(cos.min()), "spearman": float(rho), "nn_top1": float(same)}
 
 
+def _ordered(v: torch.Tensor) -> torch.Tensor:
+    """Float bits as integers in the order of the floats (+0 and -0 both 0): differences count ulps."""
+    i = v.view({torch.float32: torch.int32, torch.bfloat16: torch.int16, torch.float16: torch.int16}[v.dtype]).to(torch.int64)
+    sign = 1 << (8 * v.element_size() - 1)
+    return torch.where(i < 0, -(i + sign), i)
+
+
 class CountingGELU(nn.Module):
     """gelu_lab's correctly rounded GELU, counting where torch's own GELU differs (and by how many ulp)."""
 
@@ -400,12 +408,9 @@ class CountingGELU(nn.Module):
     def forward(self, x):
         y = self.exact(x)
         t = torch.nn.functional.gelu(x)
-        # ulp distance of two same-sign floats = distance of their bit patterns
-        bits = lambda v: v.view(torch.int32).to(torch.int64) if v.dtype == torch.float32 else v.view(torch.int16).to(torch.int64)  # noqa: E731
-        d = (bits(y) - bits(t)).abs()
         self.values += x.numel()
         self.differ += int((y != t).sum())
-        self.max_ulp = max(self.max_ulp, int(d.max()) if d.numel() else 0)
+        self.max_ulp = max(self.max_ulp, int((_ordered(y) - _ordered(t)).abs().max()) if x.numel() else 0)
         return y
 
 
@@ -416,12 +421,13 @@ def probe(sentences, *, swaps=tuple(SWAPS), per_layer: bool = True, precisions=N
     """Run every measurement on `sentences`; returns a JSON-able dict (see module docstring).
 
     precisions: model dtypes to compare with float32 (default bfloat16, plus
-    float16 where the CPU has it). progress(n) is called after each batch of
-    n sentences (tqdm's update); ``plan(n, ...)`` says how many there will be.
+    float16 where the CPU has it). progress(k) is called after each batch with
+    the sentence-layers it ran (tqdm's update); ``plan(n, ...)`` gives the total.
+    Results do not depend on the batch grouping beyond float32 rounding.
     """
     sentences = check_sentences(sentences)
     n = len(sentences)
-    step = (lambda k: progress(k)) if progress else (lambda k: None)
+    step = progress or (lambda k: None)
     f16, f16_note = float16_supported()
     if precisions is None:
         precisions = ["bfloat16"] + (["float16"] if f16 else [])
@@ -439,7 +445,7 @@ def probe(sentences, *, swaps=tuple(SWAPS), per_layer: bool = True, precisions=N
         for idx, enc in _batches(tok, sentences):
             replay.add_batch(idx, enc["attention_mask"])
             base[idx] = mean_pool(model(**enc).last_hidden_state, enc["attention_mask"])
-            step(len(idx))
+            step(len(idx) * nl)
     timings["baseline_s"] = time.perf_counter() - t0
 
     # 2. swaps: all layers (a full pass), then each layer alone (replayed from that layer)
@@ -447,14 +453,12 @@ def probe(sentences, *, swaps=tuple(SWAPS), per_layer: bool = True, precisions=N
     swap_rows = []
     for name in swaps:
         with swapped(model, name):
-            emb = replay.run(0, n)
-        step(n)
+            emb = replay.run(0, n, step)
         swap_rows.append({"activation": name, "layer": "all", **agreement(base, emb)})
         if per_layer:
             for k in range(nl):
                 with swapped(model, name, [k]):
-                    emb = replay.run(k, n)
-                step(n * (nl - k) // nl)
+                    emb = replay.run(k, n, step)
                 swap_rows.append({"activation": name, "layer": k, **agreement(base, emb)})
     timings["swaps_s"] = time.perf_counter() - t0
 
@@ -462,13 +466,11 @@ def probe(sentences, *, swaps=tuple(SWAPS), per_layer: bool = True, precisions=N
     t0 = time.perf_counter()
     prec_rows = []
     for dt in precisions:
-        emb = embed(load(dt), sentences)
-        step(n)
+        emb = embed(load(dt), sentences, on_batch=lambda b: step(b * nl))
         prec_rows.append({"variant": f"model in {dt}", "dtype": dt, **agreement(base, emb)})
     counter = CountingGELU()
     with swapped(model, counter):
-        emb = replay.run(0, n)
-    step(n)
+        emb = replay.run(0, n, step)
     prec_rows.append(
         {
             "variant": "gelu_lab correctly rounded GELU",
@@ -500,13 +502,12 @@ def probe(sentences, *, swaps=tuple(SWAPS), per_layer: bool = True, precisions=N
     }
 
 
-def plan(n: int, swaps=tuple(SWAPS), per_layer=True, precisions=None) -> int:
-    """Sentence-passes `probe` will report to `progress` (for the bar's total)."""
+def plan(n: int, swaps=tuple(SWAPS), per_layer=True, precisions=None, nl: int = 6) -> int:
+    """Sentence-layers `probe` will report to `progress` (the progress bar's total)."""
     if precisions is None:
         precisions = ["bfloat16"] + (["float16"] if float16_supported()[0] else [])
-    nl = 6
-    per_swap = n + (sum(n * (nl - k) // nl for k in range(nl)) if per_layer else 0)
-    return n + len(swaps) * per_swap + n * (len(precisions) + 1)
+    per_swap = n * nl + (n * nl * (nl + 1) // 2 if per_layer else 0)
+    return n * nl + len(swaps) * per_swap + n * nl * (len(precisions) + 1)
 
 
 # --- one sentence (the page's sentence box) ---------------------------------
