@@ -1,9 +1,10 @@
 """Shared fixtures for the browser tests: the app on a free port, Debian's Chromium.
 
 Import the fixtures into a test module with
-``from app_browser import app_url, browser, context, page  # noqa: F401``.
-``page`` records every request, every HTTP status >= 400 and every console
-error; ``page.log.check()`` asserts that none went wrong and nothing left 127.0.0.1.
+``from app_browser import app_url, browser, context, page, tab  # noqa: F401``.
+``page`` (a fresh tab) and ``tab`` (a shared one) record every request, every
+HTTP status >= 400 and every console error; ``page.log.check()`` asserts that
+none went wrong and nothing left 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -32,21 +33,51 @@ def serve_in_thread():
     return f"http://127.0.0.1:{server.effective_port}", server
 
 
+# One server, one browser and one context per process, shared by every test module
+# that imports these fixtures (a fixture imported into two modules is set up twice,
+# and a second sync Playwright in one process fails).
+_SHARED: dict = {}
+
+
+def _shared(key, make):
+    if key not in _SHARED:
+        _SHARED[key] = make()
+    return _SHARED[key]
+
+
+def _close_all():
+    if "context" in _SHARED:
+        _SHARED["context"].close()
+    if "browser" in _SHARED:
+        _SHARED["browser"].close()
+        _SHARED["playwright"].stop()
+    if "server" in _SHARED:
+        _SHARED["server"][1].close()
+    _SHARED.clear()
+
+
+def _browser():
+    from playwright.sync_api import sync_playwright
+
+    pw = _shared("playwright", lambda: sync_playwright().start())
+    return pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+
+
 @pytest.fixture(scope="session")
 def app_url():
-    url, server = serve_in_thread()
-    yield url
-    server.close()
+    return _shared("server", serve_in_thread)[0]
 
 
 @pytest.fixture(scope="session")
 def browser():
-    from playwright.sync_api import sync_playwright
+    yield _shared("browser", _browser)
+    _close_all()  # session end: every module using it is done
 
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
+
+@pytest.fixture(scope="session")
+def context(browser):
+    """One context for the session, so the 5 MB of Plotly and Dash JS are fetched once."""
+    return _shared("context", lambda: browser.new_context(viewport={"width": 1280, "height": 900}))
 
 
 class Log:
@@ -62,16 +93,7 @@ class Log:
         assert self.bad_status == [], f"HTTP errors: {self.bad_status}"
 
 
-@pytest.fixture(scope="session")
-def context(browser):
-    """One context for the session, so the 5 MB of Plotly and Dash JS are fetched once."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    yield ctx
-    ctx.close()
-
-
-@pytest.fixture
-def page(context):
+def _new_tab(context):
     pg = context.new_page()
     pg.set_default_timeout(20_000)
     pg.log = Log()
@@ -79,15 +101,61 @@ def page(context):
     pg.on("console", lambda m: m.type == "error" and pg.log.errors.append(m.text))
     pg.on("pageerror", lambda e: pg.log.errors.append(str(e)))
     pg.on("response", lambda r: r.status >= 400 and pg.log.bad_status.append((r.status, r.url)))
+    return pg
+
+
+@pytest.fixture
+def page(context):
+    """A fresh tab: every open_page is a full load."""
+    pg = _new_tab(context)
     yield pg
     pg.close()
 
 
-def open_page(page, url: str, ready: str = "main.page"):
-    """Go to url and wait until the routed page and its figures are drawn."""
-    page.goto(url)
+@pytest.fixture
+def tab(context):
+    """One tab shared by the tests that use it, its log reset for each test: open_page
+    then navigates inside the app (history + popstate, as the back button does), which
+    runs the same routing from the URL without parsing 7 MB of JavaScript again."""
+    pg = _shared("tab", lambda: _new_tab(context))
+    pg.log = Log()
+    return pg
+
+
+def open_page(page, url: str, ready: str = "main.page", full: bool = False):
+    """Go to url and wait until the routed page and its figures are drawn.
+
+    In a tab where the app is already running, the URL is pushed to the history and
+    a popstate event makes dcc.Location route it; otherwise (or with full=True) a
+    full page load.
+    """
+    if not full and page.url.split("/")[:3] == url.split("/")[:3] and page.evaluate("() => !!window.dash_clientside && !!document.querySelector('main.page')"):
+        page.evaluate(
+            """u => { document.querySelector('main.page').setAttribute('data-stale', '1');
+                     history.pushState(null, '', u); window.dispatchEvent(new PopStateEvent('popstate')); }""",
+            url,
+        )
+        page.wait_for_selector("main.page:not([data-stale])")
+    else:
+        page.goto(url)
     page.wait_for_selector(ready)
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length === document.querySelectorAll('.figure').length")
+
+
+def check_basics(page, slug: str, lang: str) -> None:
+    """The routed page is `slug` in `lang`: title, active nav entry, MathJax typeset
+    formulas, and every figure with the PNG download button (and no Plotly Cloud one)."""
+    from gelu_lab.app import content
+
+    t = content.text(lang, slug)
+    assert page.inner_text("main h1").strip() == t["title"].strip()
+    assert page.locator("header .nav-link.active").inner_text().strip() == content.text(lang, "shell")[f"nav.{slug}"]
+    if "$$" in "".join(t.values()):
+        page.wait_for_selector("main mjx-container")
+    n_fig = page.locator(".figure").count()
+    assert n_fig >= 1
+    assert page.locator(".modebar-btn[data-title='Download plot as a PNG']").count() == n_fig
+    assert page.locator(".modebar-btn[data-title='Share chart...']").count() == 0  # would upload to Plotly Cloud
 
 
 def set_slider(page, id: str, value) -> None:

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import special
 
-from app_browser import app_url, browser, context, open_page, page, set_slider, text_of, wait_text  # noqa: F401
+from app_browser import app_url, browser, check_basics, context, open_page, set_slider, tab, text_of, wait_text  # noqa: F401
 from gelu_lab.app import content
 
 pytestmark = pytest.mark.xdist_group("app")
@@ -28,168 +28,173 @@ def mp_gelu(x) -> float:
     return float(mpmath.mpf(x) * mpmath.ncdf(mpmath.mpf(x)))
 
 
-def test_definition_presets_keyboard_and_box(page, app_url):
-    open_page(page, f"{app_url}/definition?lang=en")
-    page.click("button:text-is('x = 2')")
-    assert wait_text(page, "definition-rout", "1.9545") == "1.9545" == f4(mp_gelu(2))
-    assert text_of(page, "definition-rphi") == f4(mpmath.ncdf(2)) == "0.9772"
-    page.click("button:text-is('x = -2')")
-    assert wait_text(page, "definition-rout", f4(mp_gelu(-2))) == "-0.0455"
-    assert text_of(page, "definition-rphi") == "0.0228"
-    page.click("button:text-is('x = 0')")
-    assert wait_text(page, "definition-rout", "0.0000") == "0.0000"
-    assert text_of(page, "definition-rphi") == "0.5000"
+def test_definition_presets_keyboard_and_box(tab, app_url):
+    open_page(tab, f"{app_url}/definition?lang=en")
+    check_basics(tab, "definition", "en")
+    tab.click("button:text-is('x = 2')")
+    assert wait_text(tab, "definition-rout", "1.9545") == "1.9545" == f4(mp_gelu(2))
+    assert text_of(tab, "definition-rphi") == f4(mpmath.ncdf(2)) == "0.9772"
+    tab.click("button:text-is('x = -2')")
+    assert wait_text(tab, "definition-rout", f4(mp_gelu(-2))) == "-0.0455"
+    assert text_of(tab, "definition-rphi") == "0.0228"
+    tab.click("button:text-is('x = 0')")
+    assert wait_text(tab, "definition-rout", "0.0000") == "0.0000"
+    assert text_of(tab, "definition-rphi") == "0.5000"
     # keyboard: one step of 0.01 to the right
-    thumb = page.locator("#definition-x [role=slider]")
+    thumb = tab.locator("#definition-x [role=slider]")
     thumb.focus()
     thumb.press("ArrowRight")
-    assert wait_text(page, "definition-rx", "0.01") == "0.01"
-    assert text_of(page, "definition-rout") == f4(mp_gelu("0.01"))
+    assert wait_text(tab, "definition-rx", "0.01") == "0.01"
+    assert text_of(tab, "definition-rout") == f4(mp_gelu("0.01"))
     # the slider's number box, and the server-side Bernoulli readouts follow x
-    set_slider(page, "definition-x", 1.5)
-    assert wait_text(page, "definition-rout", f4(mp_gelu(1.5))) == f4(mp_gelu(1.5))
-    assert wait_text(page, "definition-bgelu", f4(mp_gelu(1.5))) == f4(mp_gelu(1.5))
-    assert "x=1.5" in page.url
-    page.log.check()
+    set_slider(tab, "definition-x", 1.5)
+    assert wait_text(tab, "definition-rout", f4(mp_gelu(1.5))) == f4(mp_gelu(1.5))
+    assert wait_text(tab, "definition-bgelu", f4(mp_gelu(1.5))) == f4(mp_gelu(1.5))
+    assert "x=1.5" in tab.url
+    tab.log.check()
 
 
-def test_definition_bernoulli_mean_is_the_seeded_brute_force(page, app_url):
-    open_page(page, f"{app_url}/definition?x=-1&n=200&seed=7&lang=en")
+def test_definition_bernoulli_mean_is_the_seeded_brute_force(tab, app_url):
+    open_page(tab, f"{app_url}/definition?x=-1&n=200&seed=7&lang=en")
     u = np.random.default_rng(7).random(200)
     p = float(mpmath.ncdf(-1))
-    assert text_of(page, "definition-bmean") == f4(np.mean(-1.0 * (u < p)))
-    set_slider(page, "definition-n", 5000)
+    assert text_of(tab, "definition-bmean") == f4(np.mean(-1.0 * (u < p)))
+    set_slider(tab, "definition-n", 5000)
     u = np.random.default_rng(7).random(5000)
     expected = f4(np.mean(-1.0 * (u < p)))
-    assert wait_text(page, "definition-bmean", expected) == expected
-    page.log.check()
+    assert wait_text(tab, "definition-bmean", expected) == expected
+    tab.log.check()
 
 
-def test_relu_scale_and_dead_units(page, app_url):
-    open_page(page, f"{app_url}/relu?lang=en")
+def test_relu_scale_and_dead_units(tab, app_url):
+    open_page(tab, f"{app_url}/relu?lang=en")
+    check_basics(tab, "relu", "en")
     # largest gap |GELU(t) - ReLU(t)| is at the root of Phi(-t) = t phi(t)
     t0 = mpmath.findroot(lambda t: mpmath.ncdf(-t) - t * mpmath.npdf(t), 0.75)
     gap1 = t0 * mpmath.ncdf(-t0)
-    set_slider(page, "relu-s", 4)
-    assert wait_text(page, "relu-rgap", f4(gap1 / 4)) == f4(gap1 / 4)
-    thumb = page.locator("#relu-s [role=slider]")
+    set_slider(tab, "relu-s", 4)
+    assert wait_text(tab, "relu-rgap", f4(gap1 / 4)) == f4(gap1 / 4)
+    thumb = tab.locator("#relu-s [role=slider]")
     thumb.focus()
     thumb.press("ArrowRight")
-    assert wait_text(page, "relu-rgap", f4(gap1 / 4.5)) == f4(gap1 / 4.5)
-    set_slider(page, "relu-mu", -1)
+    assert wait_text(tab, "relu-rgap", f4(gap1 / 4.5)) == f4(gap1 / 4.5)
+    set_slider(tab, "relu-mu", -1)
     z = np.random.default_rng(0).normal(-1.0, 1.0, 1000)
     expected = f"{100 * np.mean(z <= 0):.1f} %"
-    assert wait_text(page, "relu-rdead", expected) == expected
-    assert text_of(page, "relu-gdead") == "0.0 %"
-    page.log.check()
+    assert wait_text(tab, "relu-rdead", expected) == expected
+    assert text_of(tab, "relu-gdead") == "0.0 %"
+    tab.log.check()
 
 
-def test_sigmoid_beta_distance(page, app_url):
-    open_page(page, f"{app_url}/sigmoid?lang=en")
+def test_sigmoid_beta_distance(tab, app_url):
+    open_page(tab, f"{app_url}/sigmoid?lang=en")
+    check_basics(tab, "sigmoid", "en")
     t = np.linspace(-8, 8, 8001)
     gelu = t * special.ndtr(t)
 
     def dist(b):
         return f4(np.max(np.abs(t * special.expit(b * t) - gelu)))
 
-    page.click("button:text-is('β = 1')")
-    assert wait_text(page, "sigmoid-rdist", dist(1.0)) == dist(1.0)
-    assert text_of(page, "sigmoid-silu") == dist(1.0)
-    set_slider(page, "sigmoid-beta", 3)
-    assert wait_text(page, "sigmoid-rdist", dist(3.0)) == dist(3.0)
-    assert text_of(page, "sigmoid-gap") == f4(np.max(np.abs(special.ndtr(t) - special.expit(1.702 * t))))
-    page.log.check()
+    tab.click("button:text-is('β = 1')")
+    assert wait_text(tab, "sigmoid-rdist", dist(1.0)) == dist(1.0)
+    assert text_of(tab, "sigmoid-silu") == dist(1.0)
+    set_slider(tab, "sigmoid-beta", 3)
+    assert wait_text(tab, "sigmoid-rdist", dist(3.0)) == dist(3.0)
+    assert text_of(tab, "sigmoid-gap") == f4(np.max(np.abs(special.ndtr(t) - special.expit(1.702 * t))))
+    tab.log.check()
 
 
-def test_gradients_key_points_and_depth(page, app_url):
+def test_gradients_key_points_and_depth(tab, app_url):
     from gelu_lab.analysis import gradflow
 
-    open_page(page, f"{app_url}/gradients?lang=en")
+    open_page(tab, f"{app_url}/gradients?lang=en")
+    check_basics(tab, "gradients", "en")
     root = mpmath.findroot(lambda x: mpmath.ncdf(x) + x * mpmath.npdf(x), -0.75)
-    assert text_of(page, "gradients-kroot") == f4(root)
-    assert text_of(page, "gradients-kmin") == f4(root * mpmath.ncdf(root))
+    assert text_of(tab, "gradients-kroot") == f4(root)
+    assert text_of(tab, "gradients-kmin") == f4(root * mpmath.ncdf(root))
     s2 = mpmath.sqrt(2)
-    assert text_of(page, "gradients-kmax") == f4(mpmath.ncdf(s2) + s2 * mpmath.npdf(s2))
-    assert text_of(page, "gradients-k0") == "0.5000"
-    assert text_of(page, "gradients-ksig") == "0.2500"
-    set_slider(page, "gradients-depth", 24)
+    assert text_of(tab, "gradients-kmax") == f4(mpmath.ncdf(s2) + s2 * mpmath.npdf(s2))
+    assert text_of(tab, "gradients-k0") == "0.5000"
+    assert text_of(tab, "gradients-ksig") == "0.2500"
+    set_slider(tab, "gradients-depth", 24)
     expected = f"{gradflow.gradient_flow('sigmoid', 24, 'mlp')[0]:.3g}"
-    assert wait_text(page, "gradients-f-mlp-sigmoid", expected) == expected
+    assert wait_text(tab, "gradients-f-mlp-sigmoid", expected) == expected
     assert float(expected) < 1e-6  # sigma' <= 1/4: the plain sigmoid stack loses its gradient
-    page.log.check()
+    tab.log.check()
 
 
-def test_overview_values_and_toggles(page, app_url):
-    open_page(page, f"{app_url}/?lang=en")
-    box = page.locator("#overview-x")
+def test_overview_values_and_toggles(tab, app_url):
+    open_page(tab, f"{app_url}/?lang=en")
+    check_basics(tab, "overview", "en")
+    box = tab.locator("#overview-x")
     box.fill("2")
     expected = f"{mp_gelu(2):.6f}"
-    page.wait_for_function("t => document.querySelector('#overview-table td:nth-child(2)').innerText === t", arg=expected)
-    page.click("label:has-text('SiLU / Swish')")
-    page.wait_for_function("() => document.querySelectorAll('#overview-table tbody tr').length === 4")
-    rows = page.inner_text("#overview-table tbody")
+    tab.wait_for_function("t => document.querySelector('#overview-table td:nth-child(2)').innerText === t", arg=expected)
+    tab.click("label:has-text('SiLU / Swish')")
+    tab.wait_for_function("() => document.querySelectorAll('#overview-table tbody tr').length === 4")
+    rows = tab.inner_text("#overview-table tbody")
     assert f"{2 / (1 + np.exp(-2)):.6f}" in rows  # SiLU(2)
-    assert "show=gelu,relu,sigmoid,silu" in page.url
+    assert "show=gelu,relu,sigmoid,silu" in tab.url
     # the trace is visible on the chart too
-    vis = page.evaluate("() => document.querySelector('#overview-curves .js-plotly-plot').data.filter(t => t.visible === true).map(t => t.meta)")
+    vis = tab.evaluate("() => document.querySelector('#overview-curves .js-plotly-plot').data.filter(t => t.visible === true).map(t => t.meta)")
     assert sorted(vis) == ["gelu", "relu", "sigmoid", "silu"]
-    page.log.check()
+    tab.log.check()
 
 
-def test_language_switch_keeps_state(page, app_url):
-    open_page(page, f"{app_url}/definition?x=2")
+def test_language_switch_keeps_state(tab, app_url):
+    open_page(tab, f"{app_url}/definition?x=2")
     zh, en = content.text("zh", "definition"), content.text("en", "definition")
-    assert page.inner_text("main h1") == zh["title"]
-    page.click("#lang-en")
-    page.wait_for_function("t => (document.querySelector('main h1') || {}).innerText === t", arg=en["title"])
-    assert "lang=en" in page.url and "x=2" in page.url
-    assert text_of(page, "definition-rout") == "1.9545"
-    assert content.text("en", "shell")["nav.gradients"] in page.inner_text("header nav")
-    page.click("#lang-zh")
-    page.wait_for_function("t => (document.querySelector('main h1') || {}).innerText === t", arg=zh["title"])
-    page.log.check()
+    assert tab.inner_text("main h1") == zh["title"]
+    tab.click("#lang-en")
+    tab.wait_for_function("t => (document.querySelector('main h1') || {}).innerText === t", arg=en["title"])
+    assert "lang=en" in tab.url and "x=2" in tab.url
+    assert text_of(tab, "definition-rout") == "1.9545"
+    assert content.text("en", "shell")["nav.gradients"] in tab.inner_text("header nav")
+    tab.click("#lang-zh")
+    tab.wait_for_function("t => (document.querySelector('main h1') || {}).innerText === t", arg=zh["title"])
+    tab.log.check()
 
 
-def test_url_state_restores_controls(page, app_url):
-    open_page(page, f"{app_url}/relu?s=4&mu=-1&sigma=0.5&lang=en")
-    assert page.input_value("#relu-s input") == "4"
-    assert page.input_value("#relu-mu input") == "-1"
-    assert page.input_value("#relu-sigma input") == "0.5"
-    assert text_of(page, "relu-rs") == "4"
+def test_url_state_restores_controls(tab, app_url):
+    open_page(tab, f"{app_url}/relu?s=4&mu=-1&sigma=0.5&lang=en")
+    assert tab.input_value("#relu-s input") == "4"
+    assert tab.input_value("#relu-mu input") == "-1"
+    assert tab.input_value("#relu-sigma input") == "0.5"
+    assert text_of(tab, "relu-rs") == "4"
     # a moved control lands in the URL, and the URL reopens it
-    set_slider(page, "relu-sigma", 2)
-    page.wait_for_function("() => location.search.includes('sigma=2')")
-    open_page(page, page.url)
-    assert page.input_value("#relu-sigma input") == "2"
-    page.log.check()
+    set_slider(tab, "relu-sigma", 2)
+    tab.wait_for_function("() => location.search.includes('sigma=2')")
+    open_page(tab, tab.url, full=True)
+    assert tab.input_value("#relu-sigma input") == "2"
+    tab.log.check()
 
 
-def test_bad_url_values_are_repaired_with_a_note(page, app_url):
-    open_page(page, f"{app_url}/definition?x=abc&n=99999&seed=-5&lang=en&junk=%00")
-    notes = text_of(page, "url-notes")
+def test_bad_url_values_are_repaired_with_a_note(tab, app_url):
+    open_page(tab, f"{app_url}/definition?x=abc&n=99999&seed=-5&lang=en&junk=%00")
+    notes = text_of(tab, "url-notes")
     assert "x=abc" in notes and "n=99999" in notes and "seed=-5" in notes
-    assert text_of(page, "definition-rx") == "1.00"  # the default
-    assert page.input_value("#definition-n input") == "5000"
-    open_page(page, f"{app_url}/sigmoid?beta=nan&lang=xx")
-    assert "beta=nan" in text_of(page, "url-notes") and "lang=xx" in text_of(page, "url-notes")
-    page.log.check()
+    assert text_of(tab, "definition-rx") == "1.00"  # the default
+    assert tab.input_value("#definition-n input") == "5000"
+    open_page(tab, f"{app_url}/sigmoid?beta=nan&lang=xx")
+    assert "beta=nan" in text_of(tab, "url-notes") and "lang=xx" in text_of(tab, "url-notes")
+    tab.log.check()
 
 
-def test_bad_boxes_clamp_or_say_so(page, app_url):
-    open_page(page, f"{app_url}/definition?lang=en")
-    set_slider(page, "definition-x", 99)  # the slider clamps to its range
-    assert wait_text(page, "definition-rx", "4.00") == "4.00"
-    seed = page.locator("#definition-seed")
+def test_bad_boxes_clamp_or_say_so(tab, app_url):
+    open_page(tab, f"{app_url}/definition?lang=en")
+    set_slider(tab, "definition-x", 99)  # the slider clamps to its range
+    assert wait_text(tab, "definition-rx", "4.00") == "4.00"
+    seed = tab.locator("#definition-seed")
     seed.fill("123456")
-    page.wait_for_function("() => document.getElementById('definition-msg').innerText.includes('123456')")
+    tab.wait_for_function("() => document.getElementById('definition-msg').innerText.includes('123456')")
     seed.press_sequentially("abc")  # a number box takes no letters
     assert seed.input_value() == "123456"
     seed.fill("")
-    page.wait_for_function("() => document.getElementById('definition-msg').innerText.includes('seed')")
-    open_page(page, f"{app_url}/?lang=en")
-    page.locator("#overview-x").fill("1e300")
-    page.wait_for_function("() => document.getElementById('overview-msg').innerText.includes('1e+300') || document.getElementById('overview-msg').innerText.includes('1e300')")
-    page.log.check()
+    tab.wait_for_function("() => document.getElementById('definition-msg').innerText.includes('seed')")
+    open_page(tab, f"{app_url}/?lang=en")
+    tab.locator("#overview-x").fill("1e300")
+    tab.wait_for_function("() => document.getElementById('overview-msg').innerText.includes('1e+300') || document.getElementById('overview-msg').innerText.includes('1e300')")
+    tab.log.check()
 
 
 def test_junk_callback_requests_never_500(app_url):

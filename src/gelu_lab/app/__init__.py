@@ -76,6 +76,19 @@ def _never_500(server):
         return "bad request", 400
 
 
+def warm() -> None:
+    """Render every built page once in each language, filling the per-page caches
+    (slider tables, key points, the gradient-flow forward pass), so that a reader's
+    first visit does not pay for them. `gelu-lab serve` runs this in the background."""
+    from .content import LANGS
+
+    pages = {p.slug: page_module(p.slug) for p in registry.PAGES if p.built}
+    for p in registry.PAGES:
+        if p.built:
+            for lang in LANGS:
+                shell.render(p.route, f"?lang={lang}", pages)
+
+
 @functools.cache
 def get_app() -> dash.Dash:
     return create_app()

@@ -8,8 +8,8 @@ from .state import Param
 
 
 def md(source: str, **kw) -> dcc.Markdown:
-    """Markdown with MathJax (Dash's bundled copy; `$$` on their own lines for display maths)."""
-    return dcc.Markdown(source, mathjax=True, className="prose", **kw)
+    """Markdown, with MathJax (Dash's bundled copy) only where there is maths: `$$` on their own lines."""
+    return dcc.Markdown(source, mathjax="$" in source, className="prose", **kw)
 
 
 def graph(id: str, figure) -> dcc.Graph:

@@ -25,7 +25,7 @@ PAGES = [
     Page("sigmoid", "/sigmoid", built=True),
     Page("gradients", "/gradients", built=True),
     Page("implementation", "/implementation"),
-    Page("ffn", "/ffn"),
+    Page("ffn", "/ffn", built=True),
     Page("bert", "/bert"),
     Page("demo", "/demo"),
     Page("misconceptions", "/misconceptions"),

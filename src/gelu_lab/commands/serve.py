@@ -35,7 +35,7 @@ def run(args) -> int:
         raise ValueError(f"--threads must be in 1..64, got {args.threads}")
     from waitress import create_server
 
-    from ..app import get_app
+    from ..app import get_app, warm
 
     app = get_app()
     server = create_server(app.server, host=args.host, port=args.port, threads=args.threads, ident="gelu-lab")
@@ -45,6 +45,7 @@ def run(args) -> int:
     print(f"GELU Lab on {url}  (waitress, {args.threads} threads; Ctrl+C stops)", flush=True)
     if not is_loopback(args.host):
         print(f"gelu-lab: warning: bound to {args.host}: the app is reachable from the network", file=sys.stderr, flush=True)
+    threading.Thread(target=warm, name="warm", daemon=True).start()
     if args.open:
         local = f"http://127.0.0.1:{port}/" if args.host in ("0.0.0.0", "::") else url
         threading.Timer(0.5, webbrowser.open, args=(local,)).start()

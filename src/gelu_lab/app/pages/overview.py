@@ -7,13 +7,14 @@ from dash import Input, Output, State, callback, clientside_callback, dcc, html,
 from ... import activations
 from ...analysis import theory
 from ...figures import curves
-from .. import content, registry
+from .. import content, custom_box, registry
 from ..components import fmt, graph, md, message, number, section
 from ..state import Param, inputs
 
 SHOW = Param("show", ["gelu", "relu", "sigmoid"], choices=tuple(activations.names()), multi=True)
 X = Param("x", 1.0, -10.0, 10.0)
-PARAMS = [SHOW, X]
+PARAMS = [SHOW, X, *custom_box.params()]
+custom_box.register("overview")
 
 
 def _curves_figure(show, lang, t):
@@ -64,6 +65,7 @@ def layout(state, lang):
                 message("overview-msg"),
                 html.Div(values_table(state["x"], show, lang, t), id="overview-values"),
             ),
+            section(custom_box.box("overview", state, lang)),
             section(html.H2(t["used.h"]), md(t["used.text"])),
             section(html.H2(t["map.h"]), _page_map(lang)),
         ]

@@ -1,0 +1,137 @@
+"""Latency of the web app in Chromium: every control, and cold / warm page loads.
+
+    .venv/bin/python bench/bench_app.py [--n 30]
+
+Starts `gelu-lab serve --port 0` in a subprocess, drives Debian's Chromium
+(no network beyond 127.0.0.1) and times everything *in the page* with
+performance.now():
+
+- control latency: keydown (or click) -> first DOM mutation of the control's
+  readout (MutationObserver), n presses per control, alternating directions;
+- cold load: a fresh browser context (empty cache) opening a page for the first
+  time since the server started (the server's per-page tables not built yet),
+  navigation start -> all figures drawn;
+- warm load: the same page reloaded 5 times in that context.
+
+Prints p50 / p95 per control and load, with the issue's bars (server callback
+p95 <= 40 ms, clientside p95 <= 16 ms, cold load <= 1.5 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from app_browser import ARGS, CHROMIUM  # noqa: E402
+
+# (page URL, control id, key or click selector, readout to watch, kind)
+CONTROLS = [
+    ("/definition?x=1&lang=en", "definition-x", "ArrowRight", "definition-rout", "clientside"),
+    ("/definition?x=1&lang=en", "definition-n", "ArrowRight", "definition-bmean", "server"),
+    ("/relu?mu=-0.5&lang=en", "relu-s", "ArrowRight", "relu-rgap", "clientside"),
+    ("/relu?mu=-0.5&lang=en", "relu-mu", "ArrowRight", "relu-rdead", "server"),
+    ("/relu?mu=-0.5&lang=en", "relu-sigma", "ArrowRight", "relu-rdead", "server"),
+    ("/sigmoid?lang=en", "sigmoid-beta", "ArrowRight", "sigmoid-rdist", "clientside"),
+    ("/gradients?lang=en", "gradients-depth", "ArrowLeft", "gradients-f-mlp-gelu", "server"),
+    ("/?lang=en", "overview-show", "click", "overview-values", "server"),
+    ("/?lang=en", "overview-show", "click", "overview-curves", "clientside"),
+]
+PAGES = ["/", "/definition", "/relu", "/sigmoid", "/gradients"]
+BAR = {"server": 40.0, "clientside": 16.0}
+
+PROBE = """([target, mode]) => {
+  window.__lat = []; window.__t0 = null;
+  const start = () => { window.__t0 = performance.now(); };
+  document.addEventListener(mode === 'click' ? 'mousedown' : 'keydown', start, true);
+  const el = document.getElementById(target);
+  new MutationObserver(() => {
+    if (window.__t0 !== null) { window.__lat.push(performance.now() - window.__t0); window.__t0 = null; }
+  }).observe(el, {subtree: true, childList: true, characterData: true, attributes: true});
+}"""
+READY = "() => document.querySelector('main.page') && document.querySelectorAll('.js-plotly-plot').length === document.querySelectorAll('.figure').length && document.querySelectorAll('.figure').length > 0"
+
+
+def start_server():
+    p = subprocess.Popen([sys.executable, "-m", "gelu_lab", "serve", "--port", "0"], stdout=subprocess.PIPE, text=True)
+    m = re.search(r"(http://127\.0\.0\.1:\d+)/", p.stdout.readline())
+    if not m:
+        p.kill()
+        raise SystemExit("server did not start")
+    return p, m.group(1)
+
+
+def load_time(page, url) -> float:
+    """ms from navigation start to all figures drawn, measured in the page."""
+    page.goto(url)
+    page.wait_for_function(READY, polling="raf", timeout=60_000)
+    return page.evaluate("performance.now()")
+
+
+def pct(a, q):
+    return float(np.percentile(np.asarray(a), q))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=30, help="presses per control")
+    ap.add_argument("--only", default="", help="measure only controls whose id contains this (and no page loads)")
+    args = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    server, base = start_server()
+    rows = []
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            print(f"page loads (ms, navigation start -> all figures drawn), server {base}")
+            print(f"{'page':<14}{'cold':>8}{'warm p50':>10}{'warm p95':>10}")
+            for path in [] if args.only else PAGES:
+                ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+                page = ctx.new_page()
+                cold = load_time(page, base + path + "?lang=en")
+                warm = [load_time(page, base + path + "?lang=en") for _ in range(5)]
+                print(f"{path:<14}{cold:8.0f}{pct(warm, 50):10.0f}{pct(warm, 95):10.0f}", flush=True)
+                ctx.close()
+
+            ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+            page = ctx.new_page()
+            print(f"\ncontrol latency (ms, input event -> readout changed), n = {args.n}")
+            print(f"{'control':<22}{'kind':<12}{'readout':<24}{'p50':>7}{'p95':>7}{'bar':>6}")
+            for url, cid, key, target, kind in [c for c in CONTROLS if args.only in c[1]]:
+                page.goto(base + url)
+                page.wait_for_function(READY, polling="raf", timeout=60_000)
+                page.evaluate(PROBE, [target, key])
+                if key == "click":
+                    boxes = page.locator(f"#{cid} input[type=checkbox]")
+                    el = [boxes.nth(i) for i in (5, 6)]  # SiLU, ELU: toggled on and off
+                else:
+                    thumb = page.locator(f"#{cid} [role=slider]")
+                    thumb.focus()
+                for i in range(args.n):
+                    if key == "click":
+                        el[i % 2].click()
+                    else:
+                        thumb.press(key if i % 2 == 0 else ("ArrowLeft" if key == "ArrowRight" else "ArrowRight"))
+                    page.wait_for_function("n => window.__lat.length >= n", arg=i + 1, timeout=10_000)
+                    page.wait_for_timeout(30)
+                lat = page.evaluate("window.__lat")
+                p50, p95 = pct(lat, 50), pct(lat, 95)
+                ok = "ok" if p95 <= BAR[kind] else "OVER"
+                print(f"{cid:<22}{kind:<12}{target:<24}{p50:7.1f}{p95:7.1f}{BAR[kind]:6.0f} {ok}", flush=True)
+                rows.append((cid, kind, p50, p95))
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

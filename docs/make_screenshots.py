@@ -1,0 +1,49 @@
+"""PNG screenshots of every built page of the app, in both languages, into docs/screenshots/.
+
+    .venv/bin/python docs/make_screenshots.py
+
+Starts the app on a free port and drives Debian's Chromium (offline), 1280 px
+wide, full page. Files: docs/screenshots/<page>-<lang>.png.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))
+from app_browser import ARGS, CHROMIUM, open_page, serve_in_thread  # noqa: E402
+
+from gelu_lab.app import content, registry  # noqa: E402
+
+# a state worth showing on each page (the URL carries it)
+STATE = {"definition": "x=-0.8&n=2000", "relu": "s=3&mu=-0.5", "sigmoid": "beta=1.7", "gradients": "depth=24"}
+
+
+def main() -> int:
+    from playwright.sync_api import sync_playwright
+
+    out = HERE / "screenshots"
+    out.mkdir(exist_ok=True)
+    url, server = serve_in_thread()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900}, device_scale_factor=1)
+        for p in registry.PAGES:
+            if not p.built:
+                continue
+            for lang in content.LANGS:
+                q = "&".join(s for s in (STATE.get(p.slug, ""), f"lang={lang}") if s)
+                open_page(page, f"{url}{p.route}?{q}")
+                page.wait_for_timeout(800)  # MathJax and Plotly transitions settle
+                path = out / f"{p.slug}-{lang}.png"
+                page.screenshot(path=str(path), full_page=True)
+                print(path.relative_to(HERE.parent))
+        browser.close()
+    server.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
