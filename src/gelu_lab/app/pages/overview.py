@@ -20,10 +20,7 @@ custom_box.register("overview")
 def _curves_figure(show, lang, t):
     x = theory.grid(-5.0, 5.0, 0.02)
     ys = {n: activations.get(n).fn(x) for n in activations.names()}
-    fig = curves.activation_curves(x, ys, {n: activations.get(n).label(lang) for n in ys}, "x", t["fig.y"])
-    for tr in fig.data:
-        tr.visible = True if tr.meta in show else "legendonly"
-    return fig.update_yaxes(range=[-1.5, 3.5]).update_xaxes(range=[-5, 5])
+    return curves.activation_curves(x, ys, {n: activations.get(n).label(lang) for n in ys}, "x", t["fig.y"], shown=show, yrange=[-1.5, 3.5])
 
 
 def values_table(x: float, show, lang, t):
