@@ -107,17 +107,18 @@ def test_float32_tail_where_frameworks_flush():
     assert gelu_lab.gelu(np.float32(-14.5)) == 0 and np.signbit(gelu_lab.gelu(np.float32(-14.5)))
 
 
-F64_ULP_BOUND = 8  # measured max 5.8 (gelu) and 7.6 (gelu_grad) over 10 000 samples; see README
+F64_ULP_BOUND = 2  # the float64 promise (measured max 1.4 and 1.7 over 10 000 samples)
 
 
 @pytest.mark.parametrize("name", ["gelu", "gelu_grad", "gelu_grad2"])
 def test_float64_within_bound(name):
     rng = np.random.default_rng(3)
-    x = np.concatenate([rng.uniform(-37, 8, 400), rng.standard_normal(400) * 2, -np.exp(rng.uniform(-30, 3.6, 100))])
+    x = np.concatenate([rng.uniform(-38.5, 9, 600), rng.standard_normal(600) * 2, -np.exp(rng.uniform(-30, 3.6, 100)), np.exp(rng.uniform(-30, 2, 100))])
     f = {"gelu": gelu_lab.gelu, "gelu_grad": gelu_lab.gelu_grad, "gelu_grad2": gelu_lab.gelu_grad2}[name]
     y = f(x)
     errs = np.array([ulp_error(yy, xx, name) for yy, xx in zip(y, x)])
-    assert errs.max() <= F64_ULP_BOUND, (errs.max(), x[errs.argmax()])
+    bound = F64_ULP_BOUND if name != "gelu_grad2" else 8  # grad2: direct formula, no tables
+    assert errs.max() <= bound, (errs.max(), x[errs.argmax()])
 
 
 @pytest.mark.parametrize("approximate", ["tanh", "sigmoid"])

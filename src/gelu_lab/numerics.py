@@ -35,6 +35,8 @@ import mpmath
 import numpy as np
 from scipy import special
 
+from . import taylor64
+
 SQRT2 = math.sqrt(2.0)
 INV_SQRT2 = 1.0 / SQRT2
 INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -178,8 +180,19 @@ def gelu_exact(x):
     with np.errstate(invalid="ignore", under="ignore"):
         y = np.where(x < 0, ((x * m) * e) * e, x * (1.0 - (m * e) * e))
         y = np.where(_central(x), x * _Phi_central(x), y)
+        y = _from_tables(taylor64.gelu, x, y)
         # -inf * 0 is nan; the limit is -0
         return np.where(x == -np.inf, -0.0, y)
+
+
+def _from_tables(f, x, y):
+    """y with the entries in taylor64's domain replaced by f(x) there (~1 ulp)."""
+    inside = taylor64.in_domain(x)
+    if np.any(inside):
+        y = y.copy() if y.ndim else y.reshape(1).copy()
+        y.reshape(-1)[inside.reshape(-1)] = f(x[inside])
+        y = y.reshape(x.shape)
+    return y
 
 
 @functools.cache
@@ -207,7 +220,7 @@ def grad_root_series(order: int = 26):
     return hi, lo, np.array([float(c) for c in coeffs])
 
 
-GRAD_ROOT_RADIUS = 0.25  # where the Taylor series replaces Phi + x phi
+GRAD_ROOT_RADIUS = 1.0 / 16  # where the root series replaces the tables
 
 
 def gelu_exact_grad(x):
@@ -224,6 +237,7 @@ def gelu_exact_grad(x):
         xphi = _times_phi(x)
         y = np.where(x < 0, q + xphi, (1.0 - q) + xphi)
         y = np.where(_central(x), _Phi_central(x) + xphi, y)
+        y = _from_tables(taylor64.gelu_grad, x, y)
         hi, lo, c = grad_root_series()
         d = (x - hi) - lo  # x - hi is exact near x0 (Sterbenz)
         near = np.abs(d) < GRAD_ROOT_RADIUS
