@@ -4,7 +4,7 @@ No Dash, no I/O, no maths beyond arranging what they are given: the numbers
 come from :mod:`gelu_lab.analysis` / :mod:`gelu_lab.activations`, the words
 (titles, axis labels, legend names) are passed in by the caller in the
 reader's language. The app, a static report and the tests call the same
-functions. One module per topic; :func:`styled` gives every figure the same look.
+functions. One module per topic; :func:`new_figure` gives every figure the same look.
 """
 
 from __future__ import annotations
@@ -28,21 +28,80 @@ NEUTRAL = "#555555"
 FONT = "system-ui, -apple-system, 'Segoe UI', 'Noto Sans CJK SC', 'Microsoft YaHei', sans-serif"
 
 
-_AXIS = {"gridcolor": "#e8ecf1", "zerolinecolor": "#c9d1d9", "linecolor": "#c9d1d9", "ticks": "", "automargin": True}
-# a small layout-only template: plotly's named templates hold defaults for every trace
-# type and cost ~0.1 s of validation per figure, too slow for a 40 ms callback budget
-TEMPLATE = go.layout.Template(layout={"paper_bgcolor": "white", "plot_bgcolor": "white", "xaxis": _AXIS, "yaxis": _AXIS})
+_AXIS = {"gridcolor": "#e8ecf1", "zerolinecolor": "#c9d1d9", "linecolor": "#c9d1d9", "automargin": True}
+
+
+def axis(title: str, **kw) -> dict:
+    """An axis layout with a title (spelled out: with validation off plotly does not
+    expand the string shorthand, and plotly.js 3 ignores a bare string)."""
+    return {"title": {"text": title}, **kw}
+
+
+def _base(title: str | None, height: int) -> dict:
+    return {
+        # a layout-only template styles every axis, subplots' included
+        "template": {"layout": {"paper_bgcolor": "white", "plot_bgcolor": "white", "xaxis": _AXIS, "yaxis": _AXIS}},
+        "title": {"text": title, "x": 0.01, "font": {"size": 15}} if title else None,
+        "height": height,
+        "margin": {"l": 55, "r": 15, "t": 50 if title else 30, "b": 45},
+        "font": {"family": FONT, "size": 13},
+        "legend": {"x": 1.01, "y": 1, "xanchor": "left", "font": {"size": 12}},
+        "hovermode": "x unified",
+    }
 
 
 def styled(fig: go.Figure, title: str | None = None, height: int = 380) -> go.Figure:
-    """The common look: white background, light grid, legend on the right, tight margins, hover on x."""
-    fig.update_layout(
-        template=TEMPLATE,
-        title={"text": title, "x": 0.01, "font": {"size": 15}} if title else None,
-        height=height,
-        margin={"l": 55, "r": 15, "t": 50 if title else 30, "b": 45},
-        font={"family": FONT, "size": 13},
-        legend={"x": 1.01, "y": 1, "xanchor": "left", "font": {"size": 12}},
-        hovermode="x unified",
-    )
-    return fig
+    """The common look (see new_figure) applied to an existing figure."""
+    return fig.update_layout(**_base(title, height))
+
+
+def figure(traces: list, title: str | None = None, height: int = 380, **layout) -> go.Figure:
+    """A figure from trace dicts (``{"type": "scatter", ...}``) with the common look,
+    built in one constructor call with plotly's validation off: ~4x cheaper than
+    add_trace / update_layout / make_subplots, which matters in a 40 ms callback.
+    With validation off nothing expands shorthands: spell titles out (:func:`axis`)."""
+    return go.Figure(data=traces, layout={**_base(title, height), **layout}, _validate=False)
+
+
+def side_by_side(titles, gap: float = 0.08, share_y: bool = False) -> dict:
+    """Layout keys of 1 x n plots with titles (what make_subplots builds, made directly)."""
+    n = len(titles)
+    w = (1.0 - gap * (n - 1)) / n
+    out, notes = {}, []
+    for i, text in enumerate(titles):
+        k = "" if i == 0 else str(i + 1)
+        lo, hi = i * (w + gap), i * (w + gap) + w
+        out[f"xaxis{k}"] = {"domain": [lo, hi], "anchor": f"y{k}"}
+        out[f"yaxis{k}"] = {"anchor": f"x{k}"}
+        if share_y and i:
+            out[f"yaxis{k}"].update(matches="y", showticklabels=False)
+        notes.append(_subplot_title(text, (lo + hi) / 2, 1.0))
+    out["annotations"] = notes
+    return out
+
+
+def stacked(heights=(0.68, 0.32), gap: float = 0.06) -> dict:
+    """Layout keys of 2 plots one above the other sharing x (x axis shown at the bottom)."""
+    top_lo = heights[1] + gap
+    return {
+        "xaxis": {"domain": [0, 1], "anchor": "y2", "matches": "x2", "showticklabels": False},
+        "yaxis": {"domain": [top_lo, 1], "anchor": "x"},
+        "xaxis2": {"domain": [0, 1], "anchor": "y2"},
+        "yaxis2": {"domain": [0, heights[1]], "anchor": "x2"},
+    }
+
+
+def _subplot_title(text: str, x: float, y: float) -> dict:
+    return {"text": text, "x": x, "y": y, "xref": "paper", "yref": "paper", "xanchor": "center", "yanchor": "bottom", "showarrow": False, "font": {"size": 14}}
+
+
+def new_figure(title: str | None = None, height: int = 380, **layout) -> go.Figure:
+    """An empty figure with the common look: white background, light grid, legend on
+    the right, tight margins, hover on x; ``layout`` adds to or overrides it.
+
+    The whole layout is given to the constructor, not set afterwards, and plotly's
+    per-property validation is off (``_validate=False``): together they make a figure
+    ~4x cheaper to build, which matters in a callback with a 40 ms budget. The figure
+    tests check what the functions build.
+    """
+    return go.Figure(layout={**_base(title, height), **layout}, _validate=False)

@@ -3,28 +3,24 @@
 from __future__ import annotations
 
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from . import COLORS, styled
+from . import COLORS, axis, figure, side_by_side
 
 
 def derivatives_figure(x, curves: dict, names: dict, points: list, labels: dict) -> go.Figure:
     """Derivative curves (curves = {key: y}, colours by the activation name before '.'),
-    and key points as markers: points = [(x, y, text)]. labels: title, x, y.
+    and key points as markers: points = [(x, y, text)]. labels: title, x, y, points.
     """
-    fig = go.Figure()
+    traces = []
     for key, y in curves.items():
         name = key.split(".")[0]
-        second = key.endswith(".grad2")
-        fig.add_scatter(x=x, y=y, name=names[key], line={"color": COLORS.get(name), "dash": "dash" if second else None, "width": 2.5 if name == "gelu" else 2})
-    fig.add_scatter(
-        x=[p[0] for p in points], y=[p[1] for p in points], text=[p[2] for p in points], mode="markers+text", textposition="top center",
-        marker={"size": 9, "color": "black", "symbol": "x"}, name=labels["points"], textfont={"size": 11},
+        line = {"color": COLORS.get(name), "dash": "dash" if key.endswith(".grad2") else None, "width": 2.5 if name == "gelu" else 2}
+        traces.append({"type": "scatter", "x": x, "y": y, "name": names[key], "line": line})
+    traces.append(
+        {"type": "scatter", "x": [p[0] for p in points], "y": [p[1] for p in points], "text": [p[2] for p in points], "mode": "markers+text",
+         "textposition": "top center", "marker": {"size": 9, "color": "black", "symbol": "x"}, "name": labels["points"], "textfont": {"size": 11}}
     )
-    fig.update_xaxes(title=labels["x"])
-    fig.update_yaxes(title=labels["y"], range=[-0.6, 1.4])
-    fig.update_layout(hovermode="closest")
-    return styled(fig, labels["title"], height=440)
+    return figure(traces, labels["title"], height=440, hovermode="closest", xaxis=axis(labels["x"]), yaxis=axis(labels["y"], range=[-0.6, 1.4]))
 
 
 def flow_figure(flows: dict, names: dict, labels: dict) -> go.Figure:
@@ -33,15 +29,17 @@ def flow_figure(flows: dict, names: dict, labels: dict) -> go.Figure:
     labels: mlp, preln, layer, ratio.
     """
     archs = list(flows)
-    fig = make_subplots(rows=1, cols=len(archs), subplot_titles=[labels[a] for a in archs], shared_yaxes=True, horizontal_spacing=0.05)
-    for col, arch in enumerate(archs, start=1):
+    lay = side_by_side([labels[a] for a in archs], gap=0.05, share_y=True)
+    traces = []
+    for i, arch in enumerate(archs):
+        k = "" if i == 0 else str(i + 1)
+        lay[f"xaxis{k}"].update(axis(labels["layer"]))
+        lay[f"yaxis{k}"].update(type="log", exponentformat="power")
         for name, norms in flows[arch].items():
-            fig.add_scatter(
-                x=list(range(len(norms))), y=norms, name=names[name], legendgroup=name, showlegend=col == 1,
-                line={"color": COLORS.get(name), "width": 2.5 if name == "gelu" else 2}, mode="lines+markers", marker={"size": 4}, row=1, col=col,
+            traces.append(
+                {"type": "scatter", "x": list(range(len(norms))), "y": norms, "name": names[name], "legendgroup": name, "showlegend": i == 0,
+                 "line": {"color": COLORS.get(name), "width": 2.5 if name == "gelu" else 2}, "mode": "lines+markers", "marker": {"size": 4},
+                 "xaxis": f"x{k}", "yaxis": f"y{k}"}
             )
-        fig.update_xaxes(title=labels["layer"], row=1, col=col)
-    fig.update_yaxes(type="log", exponentformat="power")
-    fig.update_yaxes(title=labels["ratio"], col=1)
-    fig.update_layout(hovermode="closest")
-    return styled(fig, None, height=400)
+    lay["yaxis"].update(axis(labels["ratio"]))
+    return figure(traces, None, height=400, hovermode="closest", **lay)

@@ -4,21 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from . import COLORS, styled
+from . import COLORS, axis, figure, side_by_side
 
 SCALED = 1  # trace index of GELU(s x)/s in scale_figure (moved clientside)
 
 
 def scale_figure(x, relu, y_scaled, labels: dict) -> go.Figure:
     """ReLU(x) and GELU(s x)/s on x. labels: title, relu, scaled, x, y."""
-    fig = go.Figure()
-    fig.add_scatter(x=x, y=relu, name=labels["relu"], line={"color": COLORS["relu"], "width": 2})
-    fig.add_scatter(x=x, y=y_scaled, name=labels["scaled"], line={"color": COLORS["gelu"], "width": 2.5})
-    fig.update_xaxes(title=labels["x"])
-    fig.update_yaxes(title=labels["y"])
-    return styled(fig, labels["title"], height=360)
+    traces = [
+        {"type": "scatter", "x": x, "y": relu, "name": labels["relu"], "line": {"color": COLORS["relu"], "width": 2}},
+        {"type": "scatter", "x": x, "y": y_scaled, "name": labels["scaled"], "line": {"color": COLORS["gelu"], "width": 2.5}},
+    ]
+    return figure(traces, labels["title"], height=360, xaxis=axis(labels["x"]), yaxis=axis(labels["y"]))
 
 
 def dead_unit_figure(relu_grad, gelu_grad, labels: dict, bins: int = 40) -> go.Figure:
@@ -28,13 +26,14 @@ def dead_unit_figure(relu_grad, gelu_grad, labels: dict, bins: int = 40) -> go.F
     """
     lo = float(min(np.min(relu_grad), np.min(gelu_grad), -0.2))
     hi = float(max(np.max(relu_grad), np.max(gelu_grad), 1.2))
-    size = (hi - lo) / bins
-    fig = make_subplots(rows=1, cols=2, subplot_titles=(labels["relu"], labels["gelu"]), shared_yaxes=True, horizontal_spacing=0.05)
-    for col, (g, key) in enumerate(((relu_grad, "relu"), (gelu_grad, "gelu")), start=1):
-        fig.add_histogram(
-            x=g, xbins={"start": lo, "end": hi, "size": size}, name=labels[key], marker={"color": COLORS[key]}, row=1, col=col, showlegend=False
-        )
-    fig.update_xaxes(title=labels["grad"])
-    fig.update_yaxes(title=labels["count"], col=1)
-    fig.update_layout(hovermode="closest", bargap=0.05)
-    return styled(fig, labels["title"], height=340)
+    xbins = {"start": lo, "end": hi, "size": (hi - lo) / bins}
+    traces = [
+        {"type": "histogram", "x": relu_grad, "xbins": xbins, "name": labels["relu"], "marker": {"color": COLORS["relu"]}, "showlegend": False},
+        {"type": "histogram", "x": gelu_grad, "xbins": xbins, "name": labels["gelu"], "marker": {"color": COLORS["gelu"]}, "showlegend": False,
+         "xaxis": "x2", "yaxis": "y2"},
+    ]
+    lay = side_by_side([labels["relu"], labels["gelu"]], gap=0.05, share_y=True)
+    lay["xaxis"].update(axis(labels["grad"]))
+    lay["xaxis2"].update(axis(labels["grad"]))
+    lay["yaxis"].update(axis(labels["count"]))
+    return figure(traces, labels["title"], height=340, hovermode="closest", bargap=0.05, **lay)
