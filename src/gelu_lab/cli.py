@@ -26,6 +26,7 @@ COMMAND_MODULES = [
     "gelu_lab.commands.claims",
     "gelu_lab.commands.serve",
     "gelu_lab.commands.custom",
+    "gelu_lab.commands.report",
     "gelu_lab.commands.probe",
 ]
 

@@ -1,0 +1,37 @@
+"""`gelu-lab report`: every page, figure and measured table in one self-contained HTML file."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..cli import CliError
+from ..output import to_json
+
+
+def register(sub):
+    p = sub.add_parser("report", help="write the app, its figures and the measured tables to ONE offline HTML file")
+    p.add_argument("--out", default="gelu-lab.html", help="the HTML file to write (default gelu-lab.html)")
+    p.add_argument("--lang", default="zh", choices=["zh", "en"])
+    p.add_argument("--store", help="runs store file (default $GELU_LAB_STORE or the data directory)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--format", default="text", choices=["text", "json"])
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from .. import report
+    from ..store import Store
+
+    if not Path(args.out).resolve().parent.is_dir():
+        raise CliError(f"report: the folder of --out {args.out} does not exist")
+    store = Store(args.store) if args.store else None
+    info = report.build(args.out, args.lang, store=store, progress=False if args.no_progress else None)
+    if args.format == "json":
+        print(to_json(info))
+        return 0
+    print(f"wrote {info['path']}: {info['bytes'] / 1e6:.1f} MB, {len(info['sections'])} sections, {info['figures']} figures, {info['seconds']:.1f} s")
+    for key in info["missing"]:
+        cmd = next(m[4] for m in report.MEASUREMENTS if m[0] == key)
+        print(f"missing measurement {key}: run `{cmd}`", file=sys.stderr)
+    return 0

@@ -1,0 +1,440 @@
+"""`gelu-lab report`: the whole app as ONE self-contained HTML file, for mail or a course site.
+
+    build(out="gelu-lab.html", lang="zh")   -> dict (path, bytes, seconds, sections, missing)
+
+What goes in, and where it comes from (no maths here; this is an entry point):
+
+- every built page of the app, rendered by the page's own ``layout()`` with its
+  default state, so the text (``app/content/<lang>/*.md``) and the figures (the
+  pure functions in :mod:`gelu_lab.figures`) are exactly the app's. The Dash
+  component tree is written out as static HTML: Markdown by markdown-it, each
+  ``dcc.Graph`` as an interactive Plotly div, controls as their current value
+  (they do not move in a file without a server).
+- the measured tables: the newest finished runs in the runs store, else the
+  result files shipped in ``gelu_lab/data``, each with its provenance (command,
+  versions, machine, date); a measurement found in neither is shown as missing,
+  with the command that makes it. Nothing is invented.
+- plotly.js once, from the installed plotly package; MathJax (SVG output, no
+  fonts to fetch) from the copy that ships inside dash (``dcc/async-mathjax.js``,
+  a webpack chunk started here by a ten-line loader). Fallback, documented: if that
+  file is missing the TeX source stays in the text, in ``\\( \\)`` / ``\\[ \\]``.
+
+The file makes no network request: no CDN, no font, no image from outside
+(tests/test_report.py opens it from file:// in Chromium and records requests).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import json
+import re
+import time
+from importlib import resources
+from pathlib import Path
+
+from . import __version__
+
+LANGS = ("zh", "en")
+MATH = re.compile(r"\$\$(.+?)\$\$|(?<![\\$])\$(?!\$)(.+?)(?<![\\$])\$", re.S)
+_ATTRS = {"className": "class", "style": "style", "title": "title", "lang": "lang", "role": "role", "colSpan": "colspan", "rowSpan": "rowspan"}
+_KEBAB = re.compile(r"[A-Z]")
+_SKIP = {"Store", "Location", "Interval", "Clipboard", "Download", "Button", "ConfirmDialog", "Upload"}
+
+# the measured tables: (key, store kind, result name, shipped file in gelu_lab/data, command that makes it)
+MEASUREMENTS = [
+    ("accuracy", "accuracy", "summary", "accuracy_results.json", "gelu-lab accuracy --impl gelu --dtype float32 --exhaustive"),
+    ("cost", "bench", "rows", "bench_results.json", "gelu-lab bench"),
+    ("training", "train", "final", "ffn_results.json", "gelu-lab train --seeds 3"),
+    ("probe", "probe", "probe", "probe_results.json", "gelu-lab probe"),
+]
+
+WORDS = {
+    "en": {
+        "title": "GELU Lab: report", "contents": "Contents", "measured": "Measured results", "missing": "Not measured yet. Run:",
+        "source.store": "from the runs store", "source.shipped": "from the result file shipped with gelu_lab",
+        "provenance": "Provenance", "static": "A static copy of the GELU Lab app: the controls show their default values; run `gelu-lab serve` to move them.",
+        "generated": "Generated", "coming": "coming", "accuracy": "Accuracy (ULP error against the correctly rounded reference)",
+        "cost": "Cost (throughput of each form)", "training": "Training comparison (small Transformer, FFN activation varied)",
+        "probe": "Real BERT probe", "more": "more values",
+    },
+    "zh": {
+        "title": "GELU Lab：报告", "contents": "目录", "measured": "测量结果", "missing": "尚未测量。运行：",
+        "source.store": "来自运行记录库", "source.shipped": "来自 gelu_lab 附带的结果文件",
+        "provenance": "来源", "static": "GELU Lab 应用的静态副本：控件显示默认值；运行 `gelu-lab serve` 即可交互。",
+        "generated": "生成于", "coming": "即将推出", "accuracy": "精度（相对正确舍入参考值的 ULP 误差）",
+        "cost": "开销（各形式的吞吐量）", "training": "训练对比（小型 Transformer，改变 FFN 激活函数）",
+        "probe": "真实 BERT 探测", "more": "更多数值",
+    },
+}
+
+
+# --------------------------------------------------------------------------
+# Markdown with maths: the TeX is taken out before markdown-it sees it (it would
+# eat backslashes and underscores) and put back for MathJax
+
+
+def markdown(source: str) -> str:
+    from markdown_it import MarkdownIt
+
+    maths = []
+
+    def keep(m):
+        display = m.group(1) is not None
+        tex = m.group(1) if display else m.group(2)
+        maths.append((r"\[" + tex + r"\]") if display else (r"\(" + tex + r"\)"))
+        return f"GELULABMATH{len(maths) - 1}Z"
+
+    body = MarkdownIt("commonmark", {"html": False}).enable("table").render(MATH.sub(keep, source))
+    return re.sub(r"GELULABMATH(\d+)Z", lambda m: html.escape(maths[int(m.group(1))], quote=False), body)
+
+
+# --------------------------------------------------------------------------
+# a Dash component tree as static HTML
+
+
+class _Writer:
+    def __init__(self, routes: dict):
+        self.routes = routes  # app route -> anchor in the report
+        self.figures: list[str] = []  # figure JSON, in order; div i is "fig-i"
+
+    def attrs(self, props: dict) -> str:
+        out = []
+        for k, name in _ATTRS.items():
+            v = props.get(k)
+            if v is None:
+                continue
+            if k == "style" and isinstance(v, dict):  # {"fontFamily": "x"} -> "font-family:x"
+                v = ";".join(f"{_KEBAB.sub(lambda m: '-' + m.group(0).lower(), p)}:{x}" for p, x in v.items())
+            out.append(f' {name}="{html.escape(str(v))}"')
+        return "".join(out)
+
+    def figure(self, fig) -> str:
+        import plotly.io as pio
+
+        self.figures.append(pio.to_json(fig, validate=False))
+        return f'<div class="figure report-figure" id="fig-{len(self.figures) - 1}"></div>'
+
+    def node(self, c) -> str:
+        if c is None or isinstance(c, bool):
+            return ""
+        if isinstance(c, (str, int, float)):
+            return html.escape(str(c))
+        if isinstance(c, (list, tuple)):
+            return "".join(self.node(x) for x in c)
+        kind, ns = getattr(c, "_type", ""), getattr(c, "_namespace", "")
+        props = {k: getattr(c, k, None) for k in ("children", *_ATTRS, "value", "options", "figure", "href")}
+        if kind in _SKIP:
+            return ""
+        if ns == "dash_html_components":
+            tag = kind.lower()
+            if tag == "br":
+                return "<br>"
+            inner = self.node(props["children"])
+            if tag == "a" and props["href"]:
+                return f'<a href="{html.escape(self.link(props["href"]))}"{self.attrs(props)}>{inner}</a>'
+            return f"<{tag}{self.attrs(props)}>{inner}</{tag}>"
+        if kind == "Markdown":
+            src = props["children"] if isinstance(props["children"], str) else "\n".join(props["children"] or [])
+            return f'<div class="prose">{markdown(src)}</div>'
+        if kind == "Graph":
+            return self.figure(props["figure"] or {})
+        if kind == "Link":
+            return f'<a href="{html.escape(self.link(props["href"] or "/"))}">{self.node(props["children"])}</a>'
+        if kind in ("Slider", "Input", "Textarea"):
+            return f'<span class="static-value">{html.escape(str(props["value"]))}</span>'
+        if kind in ("Checklist", "RadioItems", "Dropdown"):
+            chosen = props["value"] if isinstance(props["value"], list) else [props["value"]]
+            labels = [self.node(o.get("label")) if isinstance(o, dict) else html.escape(str(o)) for o in props["options"] or []
+                      if (o.get("value") if isinstance(o, dict) else o) in chosen]
+            return f'<span class="static-value">{", ".join(labels)}</span>'
+        return self.node(props["children"])  # Loading, Tabs, ...: their content
+
+    def link(self, href: str) -> str:
+        path = "/" + href.split("?")[0].strip("/")
+        return f"#{self.routes[path]}" if path in self.routes else "#"
+
+
+# --------------------------------------------------------------------------
+# measured results: store first, then the shipped file, else missing
+
+
+def _shipped(filename: str):
+    try:
+        return json.loads(resources.files("gelu_lab").joinpath("data", filename).read_text(encoding="utf-8"))
+    except (FileNotFoundError, OSError, ValueError):
+        return None
+
+
+def _training(store) -> tuple[list, list, str] | None:
+    """(groups of compare(), provenances, source) for the training runs, or None."""
+    from .nn import runs as R
+
+    found = R.load_runs(store, with_metrics=False) if store is not None else []
+    source = "store"
+    prov = [r["provenance"] for r in found]
+    if not found:
+        found, p = R.shipped_runs()
+        source, prov = "shipped", [p] if p else []
+    groups = R.compare(found) if found else []
+    if not groups:
+        return None
+    return [{"group": g["label"], "verdict": g["verdict"],
+             "rows": [{k: r[k] for k in ("rank", "activation", "n", "mean", "std", "gap", "separated")} for r in g["rows"]]}
+            for g in groups], prov, source
+
+
+def measurement(key: str, kind: str, name: str, filename: str, store) -> tuple[object, list, str] | None:
+    """(value, [provenance], source) of one measurement, or None when it was never made."""
+    if kind == "train":
+        return _training(store)
+    if store is not None:
+        runs = [r for r in store.runs(kind, "done")]
+        values = [(r, store.result(r["id"], name)) for r in runs]
+        values = [(r, v) for r, v in values if v is not None]
+        if values:
+            if kind == "accuracy":  # one summary per implementation and dtype: all of them
+                return [v for _, v in values], [r["provenance"] for r, _ in values], "store"
+            run, value = values[-1]
+            return value, [run["provenance"]], "store"
+    doc = _shipped(filename)
+    if doc is None:
+        return None
+    prov = doc.get("provenance", {}) if isinstance(doc, dict) else {}
+    value = doc.get("results", doc.get("result", doc)) if isinstance(doc, dict) else doc
+    return value, [prov] if prov else [], "shipped"
+
+
+_BIG = 24  # lists longer than this are summarised, not printed
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)
+
+
+def _flat(v) -> bool:
+    return not isinstance(v, (dict, list))
+
+
+def table_html(value, w: dict, depth: int = 0) -> str:
+    """Any JSON document as HTML: a list of flat dicts is one table; a list of dicts with
+    nested parts is one block per item (its scalars on a line, then its parts); a dict is
+    a key/value table. Long lists of numbers are counted, not printed; depth is capped."""
+    if isinstance(value, list) and value and all(isinstance(r, dict) for r in value):
+        if all(_flat(v) for r in value for v in r.values()):
+            cols = list(dict.fromkeys(k for r in value for k in r))
+            head = "".join(f"<th>{html.escape(str(c))}</th>" for c in cols)
+            body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(r.get(c, '')))}</td>" for c in cols) + "</tr>" for r in value[:200])
+            more = f'<p class="muted">({len(value) - 200} {w["more"]})</p>' if len(value) > 200 else ""
+            return f'<table class="values"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}'
+        blocks = []
+        for r in value[:40]:
+            line = " · ".join(f"<b>{html.escape(str(k))}</b>: {html.escape(_fmt(v))}" for k, v in r.items() if _flat(v))
+            parts = table_html({k: v for k, v in r.items() if not _flat(v)}, w, depth + 1) if depth < 3 else ""
+            blocks.append(f'<div class="item"><p>{line}</p>{parts}</div>')
+        return "".join(blocks)
+    if isinstance(value, dict):
+        rows = []
+        for k, v in value.items():
+            if not _flat(v) and depth >= 3:
+                continue
+            if isinstance(v, list) and len(v) > _BIG and not all(isinstance(x, dict) for x in v):
+                cell = f"({len(v)} {w['more']})"
+            elif not _flat(v):
+                cell = table_html(v, w, depth + 1)
+            else:
+                cell = html.escape(_fmt(v))
+            rows.append(f"<tr><th>{html.escape(str(k))}</th><td>{cell}</td></tr>")
+        return f'<table class="values kv">{"".join(rows)}</table>'
+    if isinstance(value, list):
+        return html.escape(", ".join(_fmt(x) for x in value[:_BIG]))
+    return html.escape(_fmt(value))
+
+
+def _provenance_html(provs: list, w: dict) -> str:
+    seen, items = set(), []
+    for p in provs:
+        line = " · ".join(f"{k}: {v}" for k, v in p.items() if not isinstance(v, (dict, list))) if isinstance(p, dict) else str(p)
+        if line and line not in seen:
+            seen.add(line)
+            items.append(f"<li>{html.escape(line)}</li>")
+    return f'<details class="provenance"><summary>{w["provenance"]}</summary><ul>{"".join(items[:20])}</ul></details>' if items else ""
+
+
+def measurements_html(store, w: dict) -> tuple[str, list[str]]:
+    parts, missing = [], []
+    for key, kind, name, filename, command in MEASUREMENTS:
+        got = measurement(key, kind, name, filename, store)
+        head = f'<h2 id="m-{key}">{html.escape(w[key])}</h2>'
+        if got is None:
+            missing.append(key)
+            parts.append(f'<section class="card measurement missing" data-key="{key}">{head}<p>{w["missing"]} <code>{html.escape(command)}</code></p></section>')
+            continue
+        value, provs, source = got
+        parts.append(
+            f'<section class="card measurement" data-key="{key}">{head}<p class="muted">{w["source." + source]}</p>'
+            f"{table_html(value, w)}{_provenance_html(provs, w)}</section>"
+        )
+    return "".join(parts), missing
+
+
+# --------------------------------------------------------------------------
+# the file
+
+
+_CLOSE = re.compile(r"</(script|style)", re.I)
+
+
+def _asset(text: str) -> str:
+    """Code safe inside <script> or <style>: no closing tag can end it early (the
+    bundles hold none today; a blanket "</" -> "<\\/" would break their regexes)."""
+    return _CLOSE.sub(lambda m: "<\\/" + m.group(1), text)
+
+
+def _json(value) -> str:
+    """JSON safe inside <script>: "<\\/" is a valid escape of "/" in a JSON string."""
+    return json.dumps(value).replace("</", "<\\/")
+
+
+def _mathjax() -> str | None:
+    """The MathJax bundle that ships with dash, or None (then TeX stays as text)."""
+    import dash
+
+    p = Path(dash.__file__).parent / "dcc" / "async-mathjax.js"
+    return p.read_text(encoding="utf-8") if p.is_file() else None
+
+
+# webpack's chunk format, just enough of it to run dash's MathJax chunk (module 3046
+# loads MathJax, 6763 and 5606 are its console and process shims)
+_MATHJAX_LOADER = """
+window.MathJax = {startup: {typeset: false}, svg: {fontCache: 'global'}};
+(function () {
+  var mods = {}, cache = {};
+  function req(id) {
+    if (id === 6763) return window.console;
+    if (id === 5606) return {env: {}, browser: true, argv: [], nextTick: function (f) { setTimeout(f, 0); }, cwd: function () { return '/'; }};
+    if (cache[id]) return cache[id].exports;
+    var m = cache[id] = {exports: {}};
+    mods[id].call(m.exports, m, m.exports, req);
+    return m.exports;
+  }
+  req.r = function (e) { Object.defineProperty(e, '__esModule', {value: true}); };
+  self.webpackChunkdash_core_components = {push: function (chunk) { Object.assign(mods, chunk[1]); }};
+  window.gelu_lab_mathjax = function () { req(3046); };
+})();
+"""
+
+_START = """
+(function () {
+  var figs = JSON.parse(document.getElementById('figures').textContent);
+  var config = {displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d', 'sendChartToCloud']};
+  figs.forEach(function (f, i) {
+    var fig = JSON.parse(f);
+    Plotly.newPlot('fig-' + i, fig.data || [], fig.layout || {}, config);
+  });
+  document.body.setAttribute('data-figures', String(figs.length));
+  if (window.gelu_lab_mathjax) {
+    window.gelu_lab_mathjax();
+    MathJax.startup.promise.then(function () { return MathJax.typesetPromise(); })
+      .then(function () { document.body.setAttribute('data-mathjax', 'done'); })
+      .catch(function (e) { document.body.setAttribute('data-mathjax', 'failed: ' + e); });
+  } else {
+    document.body.setAttribute('data-mathjax', 'absent');
+  }
+})();
+"""
+
+_CSS = """
+body { background: #f6f7f9; }
+.report { max-width: 1100px; margin: 0 auto; padding: 16px 24px 48px; }
+.report-nav ol { columns: 2; }
+.report-page { margin-top: 28px; border-top: 3px solid #d62728; padding-top: 8px; }
+.static-value { font-family: ui-monospace, monospace; background: #eef1f4; border-radius: 4px; padding: 1px 6px; }
+.measurement.missing p { color: #8a4b00; }
+table.kv th { text-align: left; vertical-align: top; padding-right: 12px; }
+.provenance { font-size: 13px; color: #555; margin-top: 8px; }
+.muted { color: #666; }
+.measurement .item { border-left: 3px solid #e8ecf1; padding-left: 12px; margin: 12px 0; }
+"""
+
+
+def build(out="gelu-lab.html", lang: str = "zh", store=None, progress: bool | None = None) -> dict:
+    """Write the report; returns {path, bytes, seconds, sections, figures, missing}.
+
+    store: a :class:`gelu_lab.store.Store`, or None for the default one (read only;
+    an unreadable store counts as empty). progress: a tqdm bar on stderr (None:
+    only when stderr is a terminal).
+    """
+    import plotly.offline
+    from tqdm import tqdm
+
+    from .app import content, page_module, registry, state
+
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {', '.join(LANGS)}, got {lang!r}")
+    t0 = time.perf_counter()
+    w = WORDS[lang]
+    shell = content.text(lang, "shell")
+    pages = [p for p in registry.PAGES if p.built]
+    writer = _Writer({p.route: f"page-{p.slug}" for p in pages})
+    bar = tqdm(total=len(pages) + 2, desc="report", unit="part", disable=None if progress is None else not progress, leave=False)
+    sections, toc = [], []
+    try:
+        for p in pages:
+            bar.set_postfix_str(p.slug)
+            mod = page_module(p.slug)
+            values, _ = state.read(mod.PARAMS, "")
+            body = writer.node(mod.layout(values, lang))
+            sections.append(f'<section class="report-page page" id="page-{p.slug}" data-page="{p.slug}">{body}</section>')
+            toc.append(f'<li><a href="#page-{p.slug}">{html.escape(shell[f"nav.{p.slug}"])}</a> — {html.escape(shell[f"q.{p.slug}"])}</li>')
+            bar.update()
+        for p in registry.PAGES:
+            if not p.built:
+                toc.append(f'<li class="muted">{html.escape(shell[f"nav.{p.slug}"])} ({shell["coming"]})</li>')
+        bar.set_postfix_str("measurements")
+        if store is None:
+            from .store import Store
+
+            try:
+                store = Store()
+            except OSError:
+                store = None
+        meas, missing = measurements_html(store, w)
+        toc.append(f'<li><a href="#measured">{w["measured"]}</a></li>')
+        bar.update()
+        bar.set_postfix_str("assets")
+        css = (resources.files("gelu_lab").joinpath("app", "assets", "style.css").read_text(encoding="utf-8")) + _CSS
+        mathjax = _mathjax()
+        now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        doc = "".join([
+            f'<!doctype html><html lang="{"zh-CN" if lang == "zh" else "en"}"><head><meta charset="utf-8">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            # the file may only use what it carries: no request can leave it
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; "
+            "style-src 'unsafe-inline'; img-src data: blob:; font-src data:\">",
+            f"<title>{html.escape(w['title'])}</title><style>{_asset(css)}</style>",
+            f"<script>{_asset(plotly.offline.get_plotlyjs())}</script>",
+            f"<script>{_MATHJAX_LOADER}</script><script>{_asset(mathjax)}</script>" if mathjax else "",
+            '</head><body><div class="report">',
+            f'<header class="card"><h1>{html.escape(w["title"])}</h1><p>{html.escape(shell["tagline"])}</p>',
+            f'<p class="muted">{markdown(w["static"])}</p>',
+            f'<p class="muted">{w["generated"]} {now} · gelu-lab {__version__}</p>',
+            f'<nav class="report-nav"><h2>{w["contents"]}</h2><ol>{"".join(toc)}</ol></nav></header>',
+            *sections,
+            f'<section class="report-page" id="measured"><h1>{w["measured"]}</h1>{meas}</section>',
+            f'<footer class="footer">{html.escape(shell["footer"])}</footer></div>',
+            f'<script type="application/json" id="figures">{_json(writer.figures)}</script>',
+            f"<script>{_START}</script></body></html>",
+        ])
+        path = Path(out)
+        path.write_text(doc, encoding="utf-8")
+        bar.update()
+    finally:
+        bar.close()
+    return {
+        "path": str(path), "bytes": path.stat().st_size, "seconds": round(time.perf_counter() - t0, 2), "lang": lang,
+        "sections": [p.slug for p in pages] + ["measured"], "figures": len(writer.figures), "missing": missing,
+        "mathjax": mathjax is not None,
+    }

@@ -1,0 +1,97 @@
+"""`gelu-lab report`: one HTML file that opens from file:// in Chromium with no request leaving
+it, every page and the measurements present, figures drawn, formulas typeset, in both languages."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlparse
+
+import pytest
+
+from app_browser import ARGS, CHROMIUM
+from gelu_lab import report
+from gelu_lab.analysis import accuracy
+from gelu_lab.app import content, registry
+from gelu_lab.cli import main
+from gelu_lab.store import Store
+
+pytestmark = pytest.mark.xdist_group("report")
+BUILT = [p for p in registry.PAGES if p.built]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """Both languages, from a store holding one real (small) accuracy run and nothing else."""
+    d = tmp_path_factory.mktemp("report")
+    store = Store(d / "runs.sqlite")
+    summary = accuracy.measure("gelu", "float32", mode="sample", sample=1 << 12, store=store, progress=False, command="test")
+    out = {lang: report.build(d / f"gelu-lab-{lang}.html", lang, store=store, progress=False) for lang in content.LANGS}
+    store.close()
+    return out, summary
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.mark.parametrize("lang", content.LANGS)
+def test_report_opens_offline_with_every_section_and_figure(built, browser, lang):
+    info, summary = built
+    info = info[lang]
+    print(f"report {lang}: {info['bytes'] / 1e6:.2f} MB, {info['figures']} figures, built in {info['seconds']} s")
+    page = browser.new_page()
+    requests, errors = [], []
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    url = f"file://{info['path']}"
+    page.goto(url)
+    page.wait_for_function("document.body.getAttribute('data-mathjax') !== null", timeout=60_000)
+    # nothing but the file itself was asked for
+    assert [u for u in requests if u != url and urlparse(u).scheme not in ("data", "blob")] == []
+    assert errors == []
+    assert page.evaluate("document.body.getAttribute('data-mathjax')") == "done"
+    for p in BUILT:
+        t = content.text(lang, p.slug)
+        sec = page.locator(f"section#page-{p.slug}")
+        assert sec.count() == 1
+        assert sec.locator("h1").first.inner_text().strip() == t["title"].strip()
+        if "$$" in "".join(t.values()):
+            assert sec.locator("mjx-container svg").count() > 0, p.slug
+    # every figure drawn by plotly.js: one svg plot per figure div
+    n = info["figures"]
+    assert n >= len(BUILT) and page.locator(".report-figure").count() == n
+    assert page.locator(".report-figure.js-plotly-plot .main-svg").count() >= n
+    assert page.locator(".report-figure .scatterlayer .trace").count() >= n
+    # measurements: the stored one shown with its numbers and provenance, the others missing with their command
+    acc = page.locator("section.measurement[data-key=accuracy]")
+    assert acc.count() == 1 and "missing" not in (acc.get_attribute("class") or "")
+    text = acc.inner_text()
+    assert summary["impl"] in text and str(summary["max_ulp"]) in text and str(summary["n"]) in text
+    assert "command: test" in acc.locator("details").inner_text() or acc.locator("details").count() == 1
+    for key, _, _, _, command in report.MEASUREMENTS:
+        if key in info["missing"]:
+            sec = page.locator(f"section.measurement.missing[data-key={key}]")
+            assert sec.count() == 1 and command in sec.inner_text()
+    assert "accuracy" not in info["missing"]
+    page.close()
+
+
+def test_report_cli_json_and_bad_language(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("GELU_LAB_STORE", str(tmp_path / "empty.sqlite"))
+    assert main(["report", "--lang", "xx", "--out", str(tmp_path / "r.html")]) == 2
+    assert "invalid choice" in capsys.readouterr().err
+    assert main(["report", "--lang", "en", "--out", str(tmp_path / "r.html"), "--no-progress", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["sections"] == [p.slug for p in BUILT] + ["measured"]
+    # an empty store: accuracy, cost and the probe are missing (training may come from the shipped file)
+    assert {"accuracy", "cost", "probe"} <= set(doc["missing"])
+    assert (tmp_path / "r.html").stat().st_size == doc["bytes"]
+    assert main(["report", "--out", str(tmp_path / "no" / "such" / "dir" / "r.html"), "--no-progress"]) == 2
+    assert "does not exist" in capsys.readouterr().err
