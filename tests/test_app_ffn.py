@@ -34,6 +34,12 @@ def patient(page):
     page.set_default_timeout(60_000)  # six figures on a shared two-core machine
 
 
+def choose(page, dropdown: str, label: str):
+    """Pick the option `label` of Dash 4's dropdown `dropdown`."""
+    page.click(f"#{dropdown}")
+    page.get_by_role("option", name=label, exact=True).click()
+
+
 def shipped():
     return json.loads(resources.files("gelu_lab").joinpath("data", "ffn_results.json").read_text())
 
@@ -69,12 +75,11 @@ def test_stored_results_table_matches_the_shipped_file(page, app_url):
     assert page.locator("#ffn-verdict").inner_text().strip()
     assert doc["provenance"]["train_commands"][0] in page.inner_text("#ffn-prov")
     # charts: one val-loss line per activation; the sweep has each activation too
-    n_lines = page.evaluate("document.getElementById('ffn-loss').data.filter(t => t.fill !== 'toself').length")
+    n_lines = page.evaluate("document.querySelector('#ffn-loss .js-plotly-plot').data.filter(t => t.fill !== 'toself').length")
     assert n_lines == len(means)
     # the unit-statistic picker redraws the chart
-    page.click("#ffn-metric")
-    page.click("text=pre-activation std")
-    page.wait_for_function("document.getElementById('ffn-units').layout.title.text.startsWith('pre-activation std')")
+    choose(page, "ffn-metric", "pre-activation std")
+    page.wait_for_function("document.querySelector('#ffn-units .js-plotly-plot').layout.title.text.startsWith('pre-activation std')")
     page.log.check()
 
 
@@ -83,10 +88,8 @@ def test_background_run_progress_survives_reload(page, app_url, own_store):
 
     open_page(page, f"{app_url}/ffn?lang=en")
     assert text_of(page, "ffn-run-status") == content.text("en", "ffn")["run.idle"]
-    page.click("#ffn-run-preset")
-    page.click("text=tiny (1 layer")
-    page.click("#ffn-run-steps")
-    page.click("#ffn-run-steps >> text=100")
+    choose(page, "ffn-run-preset", content.text("en", "ffn")["preset.tiny"])
+    choose(page, "ffn-run-steps", "100")
     page.click("#ffn-run-go")
     page.wait_for_function("document.getElementById('ffn-run-status').innerText.startsWith('Started') || "
                            "document.getElementById('ffn-run-status').innerText.startsWith('Training')")
@@ -103,7 +106,7 @@ def test_background_run_progress_survives_reload(page, app_url, own_store):
     page.wait_for_selector("#ffn-run-status")
     assert text_of(page, "ffn-run-status").startswith("Done")
     page.click("#ffn-group")
-    assert page.locator("text=your runs store").count() >= 1
+    assert page.get_by_role("option").filter(has_text="your runs store").count() == 1
     page.log.check()
 
 

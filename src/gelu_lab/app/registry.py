@@ -26,7 +26,7 @@ PAGES = [
     Page("gradients", "/gradients", built=True),
     Page("implementation", "/implementation"),
     Page("ffn", "/ffn", built=True),
-    Page("bert", "/bert"),
+    Page("bert", "/bert", built=True),
     Page("demo", "/demo"),
     Page("misconceptions", "/misconceptions"),
     Page("interview", "/interview"),

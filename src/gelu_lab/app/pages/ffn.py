@@ -397,4 +397,5 @@ def _tick(_, seen, lang):
     opts = no_update
     if st and st["state"] == "done" and key != seen:  # a run finished since this page last looked: show it
         opts = _group_options(pool()[0], lang, t)
-    return str(done), str(total), text, key, opts
+    # "seen" changes only when the job does: every change redraws the results (a slow callback)
+    return str(done), str(total), text, key if key != seen else no_update, opts
