@@ -32,6 +32,11 @@ RUN_PRESETS = ("quick", "tiny")
 RUN_ACTS = ("gelu", "gelu_tanh", "relu", "sigmoid", "silu")
 
 
+def _dropdown(id, label, options, value):
+    return html.Div([html.Label(label, htmlFor=id, className="control-label"),
+                     dcc.Dropdown(id=id, options=options, value=value, clearable=False)], className="control")
+
+
 def _names(lang):
     return {n: activations.get(n).label(lang) for n in activations.names()}
 
@@ -201,6 +206,17 @@ def sweep_block(runs, lang, t):
 # --- the run control ----------------------------------------------------------------------
 
 
+def _run_text(t):
+    """The run control's text, with the time the shipped runs took (measured, not promised)."""
+    runs, _ = _shipped()
+    walls = sorted(r["final"]["wall_s"] for r in runs if r.get("final", {}).get("wall_s"))
+    if not walls:
+        return content.fill(t["run.text"], wall="–", steps="–", machine="–")
+    p = runs[0]["provenance"]
+    return content.fill(t["run.text"], wall=f"{walls[len(walls) // 2]:.0f}", steps=str(runs[0]["config"]["steps"]),
+                        machine=f"{p.get('processor', '?')}, {p.get('cpus', '?')} CPUs, {runs[0]['final'].get('threads', '?')} thread(s)")
+
+
 def job_view(t):
     st = jobs.status(_store_path())
     if not st:
@@ -230,13 +246,10 @@ def layout(state, lang):
         res = {k: go.Figure() for k in ("loss", "gap", "units", "grad")}
         res.update(table="", verdict=t["results.none"], prov="", explain="")
     stored = [
-        html.Div([html.Label(t["label.group"], htmlFor="ffn-group", className="control-label"),
-                  dcc.Dropdown(id="ffn-group", options=opts, value=group, clearable=False)], className="control"),
+        _dropdown("ffn-group", t["label.group"], opts, group),
         graph("ffn-loss", res["loss"]),
         graph("ffn-gap", res["gap"]),
-        html.Div([html.Label(t["label.metric"], htmlFor="ffn-metric", className="control-label"),
-                  dcc.Dropdown(id="ffn-metric", options=[{"label": t[f"metric.{m}"], "value": m} for m in UNIT_METRICS],
-                               value="dead", clearable=False)], className="control"),
+        _dropdown("ffn-metric", t["label.metric"], [{"label": t[f"metric.{m}"], "value": m} for m in UNIT_METRICS], "dead"),
         graph("ffn-units", res["units"]),
         graph("ffn-grad", res["grad"]),
         html.H3(t["table.h"]),
@@ -255,8 +268,7 @@ def layout(state, lang):
                 html.H2(t["block.h"]),
                 md(t["block.text"]),
                 html.Div(
-                    [html.Div([html.Label(t["label.act"], htmlFor="ffn-act", className="control-label"),
-                               dcc.Dropdown(id="ffn-act", options=act_opts, value=state["act"], clearable=False)], className="control"),
+                    [_dropdown("ffn-act", t["label.act"], act_opts, state["act"]),
                      slider("ffn-sigma", SIGMA, state["sigma"], t["label.sigma"], marks={v: f"{v:g}" for v in (0.05, 0.5, 1, 2, 3)})],
                     className="controls",
                 ),
@@ -270,20 +282,12 @@ def layout(state, lang):
                     graph("ffn-sweep", sw_fig) if sw_fig is not None else html.Div(id="ffn-sweep")),
             section(
                 html.H2(t["run.h"]),
-                md(t["run.text"]),
+                md(_run_text(t)),
                 html.Div(
-                    [html.Div([html.Label(t["label.run_act"], htmlFor="ffn-run-act", className="control-label"),
-                               dcc.Dropdown(id="ffn-run-act", options=[{"label": activations.get(n).label(lang), "value": n} for n in RUN_ACTS],
-                                            value="gelu", clearable=False)], className="control"),
-                     html.Div([html.Label(t["label.run_fc"], htmlFor="ffn-run-fc", className="control-label"),
-                               dcc.Dropdown(id="ffn-run-fc", options=[{"label": "0.02", "value": "0.02"}, {"label": t["fc.unit"], "value": "unit"}],
-                                            value="0.02", clearable=False)], className="control"),
-                     html.Div([html.Label(t["label.run_preset"], htmlFor="ffn-run-preset", className="control-label"),
-                               dcc.Dropdown(id="ffn-run-preset", options=[{"label": t[f"preset.{p}"], "value": p} for p in RUN_PRESETS],
-                                            value="quick", clearable=False)], className="control"),
-                     html.Div([html.Label(t["label.run_steps"], htmlFor="ffn-run-steps", className="control-label"),
-                               dcc.Dropdown(id="ffn-run-steps", options=[{"label": str(s), "value": s} for s in RUN_STEPS],
-                                            value=600, clearable=False)], className="control")],
+                    [_dropdown("ffn-run-act", t["label.run_act"], [{"label": activations.get(n).label(lang), "value": n} for n in RUN_ACTS], "gelu"),
+                     _dropdown("ffn-run-fc", t["label.run_fc"], [{"label": "0.02", "value": "0.02"}, {"label": t["fc.unit"], "value": "unit"}], "0.02"),
+                     _dropdown("ffn-run-preset", t["label.run_preset"], [{"label": t[f"preset.{p}"], "value": p} for p in RUN_PRESETS], "quick"),
+                     _dropdown("ffn-run-steps", t["label.run_steps"], [{"label": str(s), "value": s} for s in RUN_STEPS], 600)],
                     className="controls",
                 ),
                 html.Button(t["run.button"], id="ffn-run-go", n_clicks=0, className="run-button"),
