@@ -25,7 +25,9 @@ a kill at any moment leaves the last good one; a resumed run logs exactly the
 numbers an uninterrupted one would (same thread count, same machine).
 
 DDP: under ``torchrun --nproc_per_node=K`` the global batch is split over the
-K processes (gloo on CPU, nccl on GPU); rank 0 alone writes the store.
+K processes (gloo on CPU, nccl on GPU); rank 0 alone writes the store (its
+"train_loss" is the mean over its own share of each batch), and at the end the
+ranks compare parameter checksums ("ranks_identical" in the result).
 """
 
 from __future__ import annotations
