@@ -46,7 +46,7 @@ MEASUREMENTS = [
     ("accuracy", "accuracy", "summary", "accuracy_results.json", "gelu-lab accuracy --impl gelu --dtype float32 --exhaustive"),
     ("cost", "bench", "rows", "bench_results.json", "gelu-lab bench"),
     ("training", "train", "final", "ffn_results.json", "gelu-lab train --seeds 3"),
-    ("probe", "probe", "probe", "probe_results.json", "gelu-lab probe"),
+    ("probe", "probe", "probe", "bert_probe.json", "gelu-lab probe"),
 ]
 
 WORDS = {
@@ -56,7 +56,7 @@ WORDS = {
         "provenance": "Provenance", "static": "A static copy of the GELU Lab app: the controls show their default values; run `gelu-lab serve` to move them.",
         "generated": "Generated", "coming": "coming", "accuracy": "Accuracy (ULP error against the correctly rounded reference)",
         "cost": "Cost (throughput of each form)", "training": "Training comparison (small Transformer, FFN activation varied)",
-        "probe": "Real BERT probe", "more": "more values",
+        "probe": "Real BERT probe", "more": "more rows", "values": "values",
     },
     "zh": {
         "title": "GELU Lab：报告", "contents": "目录", "measured": "测量结果", "missing": "尚未测量。运行：",
@@ -64,7 +64,7 @@ WORDS = {
         "provenance": "来源", "static": "GELU Lab 应用的静态副本：控件显示默认值；运行 `gelu-lab serve` 即可交互。",
         "generated": "生成于", "coming": "即将推出", "accuracy": "精度（相对正确舍入参考值的 ULP 误差）",
         "cost": "开销（各形式的吞吐量）", "training": "训练对比（小型 Transformer，改变 FFN 激活函数）",
-        "probe": "真实 BERT 探测", "more": "更多数值",
+        "probe": "真实 BERT 探测", "more": "行未显示", "values": "个值",
     },
 }
 
@@ -223,12 +223,14 @@ def table_html(value, w: dict, depth: int = 0) -> str:
     nested parts is one block per item (its scalars on a line, then its parts); a dict is
     a key/value table. Long lists of numbers are counted, not printed; depth is capped."""
     if isinstance(value, list) and value and all(isinstance(r, dict) for r in value):
-        if all(_flat(v) for r in value for v in r.values()):
-            cols = list(dict.fromkeys(k for r in value for k in r))
+        cols = [k for k in dict.fromkeys(k for r in value for k in r) if all(_flat(r.get(k)) for r in value)]
+        # rows with many numbers (per-layer statistics) are a table, their nested parts
+        # (histograms) left out; rows that are mostly nested parts (groups) are blocks
+        if len(cols) >= 4 or all(_flat(v) for r in value for v in r.values()):
             head = "".join(f"<th>{html.escape(str(c))}</th>" for c in cols)
             body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(r.get(c, '')))}</td>" for c in cols) + "</tr>" for r in value[:200])
             more = f'<p class="muted">({len(value) - 200} {w["more"]})</p>' if len(value) > 200 else ""
-            return f'<table class="values"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}'
+            return f'<div class="wide"><table class="values"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{more}'
         blocks = []
         for r in value[:40]:
             line = " · ".join(f"<b>{html.escape(str(k))}</b>: {html.escape(_fmt(v))}" for k, v in r.items() if _flat(v))
@@ -241,7 +243,7 @@ def table_html(value, w: dict, depth: int = 0) -> str:
             if not _flat(v) and depth >= 3:
                 continue
             if isinstance(v, list) and len(v) > _BIG and not all(isinstance(x, dict) for x in v):
-                cell = f"({len(v)} {w['more']})"
+                cell = f"({len(v)} {w['values']})"
             elif not _flat(v):
                 cell = table_html(v, w, depth + 1)
             else:
@@ -357,6 +359,11 @@ table.kv th { text-align: left; vertical-align: top; padding-right: 12px; }
 .provenance { font-size: 13px; color: #555; margin-top: 8px; }
 .muted { color: #666; }
 .measurement .item { border-left: 3px solid #e8ecf1; padding-left: 12px; margin: 12px 0; }
+.measurement .wide { overflow-x: auto; max-width: 100%; }
+.measurement table.kv { width: 100%; table-layout: fixed; }
+.measurement table.kv > tbody > tr > th { width: 11em; overflow-wrap: anywhere; }
+.measurement table.kv > tbody > tr > td { text-align: left; overflow-wrap: anywhere; }
+.measurement table.kv table td, .measurement table.kv table th { white-space: nowrap; }
 """
 
 
