@@ -4,6 +4,7 @@ it, every page and the measurements present, figures drawn, formulas typeset, in
 from __future__ import annotations
 
 import json
+from importlib import resources
 from urllib.parse import urlparse
 
 import pytest
@@ -90,8 +91,9 @@ def test_report_cli_json_and_bad_language(tmp_path, capsys, monkeypatch):
     assert main(["report", "--lang", "en", "--out", str(tmp_path / "r.html"), "--no-progress", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["sections"] == [p.slug for p in BUILT] + ["measured"]
-    # an empty store: accuracy, cost and the probe are missing (training may come from the shipped file)
-    assert {"accuracy", "cost", "probe"} <= set(doc["missing"])
+    # an empty store: a measurement is missing exactly when no result file for it ships in gelu_lab/data
+    data = resources.files("gelu_lab").joinpath("data")
+    assert set(doc["missing"]) == {key for key, _, _, filename, _ in report.MEASUREMENTS if not data.joinpath(filename).is_file()}
     assert (tmp_path / "r.html").stat().st_size == doc["bytes"]
     assert main(["report", "--out", str(tmp_path / "no" / "such" / "dir" / "r.html"), "--no-progress"]) == 2
     assert "does not exist" in capsys.readouterr().err
