@@ -292,9 +292,20 @@ def test_fitted_a_matches_brute_force_and_the_sigmoid_form_fit():
     assert abs(m - bm) < 1e-6 * bm + 1e-10
 
 
+def test_fitted_a_beats_the_sigmoid_form_fit_or_ties():
+    """The same minimax problem as analysis.fits' sigmoid form, solved by another route."""
+    from gelu_lab.analysis import fits
+
+    f = F.parse("x*sigmoid(a*x)")
+    a, m, _ = custom.fit_parameter(f, (-4, 4))
+    beta = fits.fit("sigmoid", (-4, 4)).params["beta"]
+    assert abs(a - beta) < 1e-7
+    assert m <= custom.sup_error(f, F.diff(f), beta, -4, 4)[0] * (1 + 1e-9)
+
+
 def test_fitted_a_recovers_an_exact_constant():
     a, m, _ = custom.fit_parameter(F.parse("x*Phi(a*x)"), (-3, 3))
-    assert abs(a - 1) < 1e-7 and m < 1e-7
+    assert abs(a - 1) < 1e-9 and m < 1e-10
 
 
 def test_compare_reports_gelu_itself_as_exact():
