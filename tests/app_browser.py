@@ -131,7 +131,10 @@ def open_page(page, url: str, ready: str = "main.page", full: bool = False):
     """
     if not full and page.url.split("/")[:3] == url.split("/")[:3] and page.evaluate("() => !!window.dash_clientside && !!document.querySelector('main.page')"):
         page.evaluate(
-            """u => { document.querySelector('main.page').setAttribute('data-stale', '1');
+            # blur first, as the click on a link would: a focused box unmounted by the
+            # route change would otherwise fire its blur handler on a removed element
+            """u => { if (document.activeElement) document.activeElement.blur();
+                     document.querySelector('main.page').setAttribute('data-stale', '1');
                      history.pushState(null, '', u); window.dispatchEvent(new PopStateEvent('popstate')); }""",
             url,
         )

@@ -7,7 +7,6 @@ import re
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 
 from gelu_lab.commands.serve import is_loopback

@@ -59,6 +59,24 @@ def number(id: str, p: Param, value, label: str) -> html.Div:
     )
 
 
+def presets(page: str, label: str, values, text) -> html.Div:
+    """Buttons that set a slider (the page's clientside `preset` callback listens to
+    ``{"type": f"{page}-preset", "value": v}``); text(v) is a button's caption."""
+    buttons = [html.Button(text(v), id={"type": f"{page}-preset", "value": v}, n_clicks=0) for v in values]
+    return html.Div([html.Span(label)] + buttons, className="presets")
+
+
+def family_table(p: Param, trace: int, ys, names, readouts) -> dict:
+    """What the clientside ``family`` callback needs to move curve `trace` of a figure
+    along slider `p`: one precomputed curve, legend name and readout per grid point."""
+    grid = [p.lo + i * p.step for i in range(len(ys))]
+    return {
+        "lo": p.lo, "step": p.step, "n": len(ys), "trace": trace,
+        "y": [[round(float(v), 6) for v in row] for row in ys],
+        "names": list(names), "value": [f"{v:g}" for v in grid], "readout": list(readouts),
+    }
+
+
 def readout(id: str, label: str, value: str) -> html.Div:
     return html.Div([html.Span(label, className="readout-label"), html.Span(value, id=id, className="readout-value")], className="readout")
 

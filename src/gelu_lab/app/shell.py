@@ -13,7 +13,6 @@ import json
 from dash import Input, Output, State, callback, clientside_callback, dcc, html
 
 from . import content, registry, state
-from .components import fmt  # noqa: F401  (re-exported for pages)
 
 
 def layout():

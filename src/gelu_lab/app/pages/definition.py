@@ -9,7 +9,7 @@ from dash import ALL, Input, Output, State, callback, clientside_callback, dcc, 
 from ...analysis import theory
 from ...figures import definition as figs
 from .. import content
-from ..components import fmt, graph, md, message, number, readout, readouts, section, slider
+from ..components import fmt, graph, md, message, number, presets, readout, readouts, section, slider
 from ..state import Param, inputs
 
 X = Param("x", 1.0, -4.0, 4.0, 0.01)
@@ -56,10 +56,6 @@ def layout(state, lang):
     i = round((x - X.lo) / X.step)
     gate = figs.gate_figure(g["x"], g["phi"], g["gelu"], x, g["Phi"][i], g["gelu"][i], gate_labels(t))
     bfig, bvals = bernoulli(x, state["n"], state["seed"], t)
-    presets = html.Div(
-        [html.Span(t["presets"])] + [html.Button(f"x = {v:g}", id={"type": "definition-preset", "value": v}, n_clicks=0) for v in PRESETS],
-        className="presets",
-    )
     return html.Div(
         [
             html.H1(t["title"]),
@@ -67,7 +63,8 @@ def layout(state, lang):
             section(
                 html.H2(t["gate.title"]),
                 md(t["gate.text"]),
-                html.Div([slider("definition-x", X, x, t["label.x"], marks={v: f"{v:g}" for v in range(-4, 5)}), presets], className="controls"),
+                html.Div([slider("definition-x", X, x, t["label.x"], marks={v: f"{v:g}" for v in range(-4, 5)}),
+                     presets("definition", t["presets"], PRESETS, lambda v: f"x = {v:g}")], className="controls"),
                 readouts(
                     readout("definition-rx", "x", table["x"][i]),
                     readout("definition-rphi", t["read.phi"], table["phi"][i]),

@@ -10,7 +10,7 @@ from ... import activations
 from ...analysis import theory
 from ...figures import relu as figs
 from .. import content
-from ..components import fmt, graph, md, message, readout, readouts, section, slider
+from ..components import family_table, fmt, graph, md, message, readout, readouts, section, slider
 from ..state import Param, inputs
 
 S = Param("s", 2.0, 0.5, 20.0, 0.5)
@@ -23,17 +23,12 @@ FAR = 5.0  # where the limits are shown: GELU(5) - 5 and GELU(-5)
 
 @functools.cache
 def _table(lang):
+    """GELU(s x)/s for every s on the slider's grid, and the readouts (computed on first use)."""
     t = content.text(lang, "relu")
-    """GELU(s x)/s for every s on the slider's grid, and the readouts, computed per request."""
     scales = theory.grid(S.lo, S.hi, S.step)
     fam = theory.scale_family(scales, XS)
-    return {
-        "lo": S.lo, "step": S.step, "n": len(scales), "trace": figs.SCALED,
-        "y": [[round(float(v), 6) for v in row] for row in fam["y"]],
-        "names": [content.fill(t["fig.scaled"], s=f"{s:g}") for s in scales],
-        "value": [f"{s:g}" for s in scales],
-        "readout": [fmt(g) for g in fam["gap"]],
-    }, fam
+    names = [content.fill(t["fig.scaled"], s=f"{s:g}") for s in scales]
+    return family_table(S, figs.SCALED, fam["y"], names, [fmt(g) for g in fam["gap"]]), fam
 
 
 def dead(mu, sigma, t):

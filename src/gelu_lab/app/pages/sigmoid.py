@@ -11,7 +11,7 @@ from ... import numerics as nm
 from ...analysis import theory
 from ...figures import sigmoid as figs
 from .. import content
-from ..components import fmt, graph, md, readout, readouts, section, slider
+from ..components import family_table, fmt, graph, md, presets, readout, readouts, section, slider
 from ..state import Param
 
 BETA = Param("beta", 1.7, 0.25, 8.0, 0.05)
@@ -27,16 +27,12 @@ def _t(lang):
 
 @functools.cache
 def _table(lang):
+    """x sigmoid(beta x) for every beta on the slider's grid, and the readouts (computed on first use)."""
     t = _t(lang)
     betas = theory.grid(BETA.lo, BETA.hi, BETA.step)
     fam = theory.beta_family(betas, XS)
-    return {
-        "lo": BETA.lo, "step": BETA.step, "n": len(betas), "trace": figs.FAMILY,
-        "y": [[round(float(v), 6) for v in row] for row in fam["y"]],
-        "names": [content.fill(t["fig.family"], b=f"{b:g}") for b in betas],
-        "value": [f"{b:g}" for b in betas],
-        "readout": [fmt(d) for d in fam["distance"]],
-    }, fam
+    names = [content.fill(t["fig.family"], b=f"{b:g}") for b in betas]
+    return family_table(BETA, figs.FAMILY, fam["y"], names, [fmt(d) for d in fam["distance"]]), fam
 
 
 def layout(state, lang):
@@ -55,10 +51,6 @@ def layout(state, lang):
         wide, activations.get("gelu").fn(wide), activations.get("sigmoid").fn(wide),
         {k: t[f"sq.{k}"] for k in ("title", "gelu", "sigmoid", "identity", "x", "y")},
     )
-    presets = html.Div(
-        [html.Span(t["presets"])] + [html.Button(f"β = {b:g}", id={"type": "sigmoid-preset", "value": b}, n_clicks=0) for b in PRESETS],
-        className="presets",
-    )
     return html.Div(
         [
             html.H1(t["title"]),
@@ -72,7 +64,8 @@ def layout(state, lang):
             section(
                 html.H2(t["fam.h"]),
                 md(t["fam.text"]),
-                html.Div([slider("sigmoid-beta", BETA, state["beta"], "β", marks={v: f"{v:g}" for v in (0.25, 1, 2, 4, 6, 8)}), presets], className="controls"),
+                html.Div([slider("sigmoid-beta", BETA, state["beta"], "β", marks={v: f"{v:g}" for v in (0.25, 1, 2, 4, 6, 8)}),
+                     presets("sigmoid", t["presets"], PRESETS, lambda b: f"β = {b:g}")], className="controls"),
                 readouts(
                     readout("sigmoid-rbeta", "β", table["value"][i]),
                     readout("sigmoid-rdist", t["read.dist"], table["readout"][i]),
