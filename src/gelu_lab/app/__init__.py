@@ -17,12 +17,17 @@ How to add a page (e.g. ``ffn``)
    controls get the id ``"ffn-<param>"`` (their ``value`` is mirrored into the URL
    automatically), callbacks are module-level ``@dash.callback`` /
    ``dash.clientside_callback`` with ``prevent_initial_call=True`` (the layout
-   already shows the initial state) and ``State("lang", "data")`` for the language.
+   already shows the initial state) and ``State("lang", "data")`` for the language;
+   check callback inputs with :func:`.state.inputs` (clamps, says what it repaired).
+   Figures come from a pure function in ``gelu_lab/figures/ffn.py``
+   (:func:`gelu_lab.figures.figure` builds one fast enough for a 40 ms callback);
+   a slider that only moves a precomputed curve can be clientside
+   (:func:`.components.family_table` + ``gelu_lab.family`` in assets/gelu_lab.js).
 2. Write ``content/zh/ffn.md`` and ``content/en/ffn.md`` (blocks ``<!-- name -->``).
 3. In :mod:`.registry` set ``Page("ffn", "/ffn", built=True)``.
-4. Add ``tests/test_app_ffn.py`` (the shared checks in tests/test_app_pages.py
-   pick the new page up from the registry: loads, no console error, no request
-   outside 127.0.0.1, both languages).
+4. Add ``tests/test_app_ffn.py`` for its controls (fixtures in tests/app_browser.py;
+   tests/test_app_pages.py picks the page up from the registry: it loads, draws its
+   figures, no console error, no request outside 127.0.0.1).
 """
 
 from __future__ import annotations
