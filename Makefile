@@ -17,17 +17,19 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
+# torch first and pinned: a bare `torch` requirement elsewhere would pull a CUDA build
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q "$(TORCH)"
-	$(BIN)/pip install -q -e ".[torch]"
+	$(BIN)/pip install -q -e ".[torch,bert]" "$(TORCH)"
+	$(BIN)/python -m gelu_lab.corpus --fetch
 	touch $@
 
-$(TSTAMP): $(STAMP) pyproject.toml
-	$(BIN)/pip install -q -e ".[torch,test]"
+$(TSTAMP): $(STAMP)
+	$(BIN)/pip install -q -e ".[torch,bert,test]" "$(TORCH)"
 	touch $@
 
 run: $(STAMP)
-	$(BIN)/gelu-lab table
+	$(BIN)/gelu-lab serve --host $(HOST) --port $(PORT)
 
 # Debian's Chromium for the browser tests (never a downloaded browser)
 chromium:

@@ -150,3 +150,22 @@ def test_approximations_never_overflow(dtype, approximate):
     for f in (gelu_lab.gelu, gelu_lab.gelu_grad, gelu_lab.gelu_grad2):
         y = f(x, approximate).astype(np.float64)
         assert y.dtype == np.float64 and np.all(np.isfinite(y)), (f.__name__, x[~np.isfinite(y)][:5])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, bfloat16, np.float32])
+@pytest.mark.parametrize("approximate", ["tanh", "sigmoid"])
+def test_approximations_round_ties_near_zero_up(dtype, approximate):
+    """x/2 + a hair: at odd subnormal x the approximations must round up too."""
+    n = np.array([1, 3, 5, 7, 9], dtype=np.uint16 if np.dtype(dtype).itemsize == 2 else np.uint32)
+    x = np.concatenate([n.view(dtype), -n.view(dtype)])
+    got = gelu_lab.gelu(x, approximate)
+    want = np.array([correct(f"gelu_{approximate}", v, dtype) for v in x], dtype=dtype)
+    assert np.array_equal(bits(got), bits(want))
+
+
+def test_nan_inputs_are_not_settled_by_mpmath():
+    from gelu_lab.kernels import raw_f32
+
+    x = np.full(1000, np.nan, dtype=np.float32)
+    out, flags = raw_f32("gelu", x)
+    assert not flags.any() and np.all(np.isnan(out))

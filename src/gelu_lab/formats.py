@@ -75,17 +75,30 @@ def round_to_format(y, fmt: Format):
         return r.astype(fmt.dtype)  # exact, or the IEEE overflow to inf
 
 
-def uncertain(y, rel_err: float | np.ndarray, fmt: Format):
-    """True where a value known to within rel_err of y could round either way.
+def round_known(y, rel_err, fmt: Format, up_where=None):
+    """Round y, known to within rel_err, once to `fmt`: (rounded, undecided).
 
     The true value t lies in [y (1 - rel_err), y (1 + rel_err)]; rounding is
-    monotone, so if both ends round to the same number so does t.
+    monotone, so if both ends round alike so does t, and the entry is decided.
+    Where ``up_where`` is true an undecided entry takes the upper end's
+    rounding and counts as decided: for a y that is a rounded stand-in for a
+    truth known to lie just above it (GELU(x) ~ x/2 + 0.4 x^2 for tiny x).
     """
     y = np.asarray(y, dtype=np.float64)
-    lo = round_to_format(y * (1.0 - rel_err), fmt)
-    hi = round_to_format(y * (1.0 + rel_err), fmt)
-    with np.errstate(invalid="ignore"):
-        return (lo != hi) & np.isfinite(y)
+    with np.errstate(invalid="ignore", over="ignore"):
+        ends = round_to_format(y * (1.0 - rel_err), fmt), round_to_format(y * (1.0 + rel_err), fmt)
+        undecided = (ends[0] != ends[1]) & np.isfinite(y)
+        rounded = round_to_format(y, fmt)
+        if up_where is not None:
+            up = undecided & up_where
+            rounded = np.where(up, np.maximum(ends[0], ends[1]), rounded)
+            undecided &= ~up
+    return rounded, undecided
+
+
+def uncertain(y, rel_err: float | np.ndarray, fmt: Format):
+    """True where a value known to within rel_err of y could round either way."""
+    return round_known(y, rel_err, fmt)[1]
 
 
 def round_mpf(t, fmt: Format, tie_up: bool = False) -> float:

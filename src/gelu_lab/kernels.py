@@ -40,7 +40,7 @@ from . import numerics as nm
 
 REL_ERR = 1e-13  # bound on the relative error of the float64 value
 A_CUT = 15.0  # beyond |x| = 15 the float32 results are the limits
-TINY = 2.0**-30  # below it an exact tie at x/2 rounds up (the truth is just above x/2)
+TINY = nm.TINY
 
 _U_MAX = 10.75  # A_CUT / sqrt2 < 10.75
 _MAP_K = 2.0
@@ -112,7 +112,7 @@ def round_flag(x, y, err, out, flags, i):
     """
     lo = np.float32(y - err)
     hi = np.float32(y + err)
-    undecided = lo != hi
+    undecided = lo != hi and y == y  # nan is decided: it stays nan
     tiny = abs(x) < TINY
     out[i] = hi if undecided and tiny else np.float32(y)
     flags[i] = undecided and not tiny
@@ -149,6 +149,20 @@ def _gelu_grad_f32(x, out, flags):
         if not abs(xi) < A_CUT:
             y = 1.0 if xi > 0 else (-0.0 if xi < 0 else xi)
         round_flag(xi, y, abs(y) * REL_ERR, out, flags, i)
+
+
+@numba.njit(parallel=True, cache=True)
+def _gather16(table, bits, out):
+    for i in numba.prange(bits.size):
+        out[i] = table[bits[i]]
+
+
+def lookup16(table: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """table[bit pattern of x] for a 16-bit x: a parallel gather (the table is L2-resident)."""
+    bits = np.ascontiguousarray(x).view(np.uint16).ravel()
+    out = np.empty(bits.size, dtype=np.uint16)
+    _gather16(table.view(np.uint16), bits, out)
+    return out.view(table.dtype).reshape(np.shape(x))
 
 
 def raw_f32(name: str, x: np.ndarray):

@@ -43,6 +43,10 @@ INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 TANH_CUBIC = 0.044715  # Hendrycks & Gimpel's cubic coefficient of the tanh form
 SIGMOID_BETA = 1.702  # Hendrycks & Gimpel's slope of the sigmoid form
+# Below TINY every GELU form is x/2 + ~0.4 x^2: just above x/2 by less than a
+# quarter ulp of any format, so where x/2 is a rounding midpoint (odd
+# subnormal x) the correctly rounded value is the upper neighbour.
+TINY = 2.0**-30
 
 
 def _lo(exact, hi: float) -> float:

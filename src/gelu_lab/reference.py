@@ -27,11 +27,10 @@ import numba
 import numpy as np
 
 from . import numerics as nm
-from .kernels import TINY, round_flag
-from .formats import FORMATS, Format, format_of, round_mpf, round_to_format, uncertain
+from .kernels import round_flag
+from .numerics import TINY
+from .formats import FORMATS, Format, format_of, round_known, round_mpf
 
-# kernels.TINY: below it the true GELU (and both approximations) lies above
-# x/2 by less than a quarter ulp, so an exact tie at x/2 must round up.
 
 
 @dataclass(frozen=True)
@@ -204,8 +203,10 @@ def correctly_rounded(name: str, x, dtype=None) -> np.ndarray:
     with np.errstate(all="ignore"):
         xf = x.astype(np.float64).ravel()
         y = ref.f64(xf)
-        out = round_to_format(y, fmt).astype(np.float64)
-        idx = np.flatnonzero(uncertain(y, ref.rel_err(xf), fmt))
+        tie_up = (np.abs(xf) < TINY) if ref.ties_up_near_zero else None
+        out, undecided = round_known(y, ref.rel_err(xf), fmt, up_where=tie_up)
+        out = out.astype(np.float64)
+        idx = np.flatnonzero(undecided)
     if idx.size:
         out[idx] = settle(name, xf[idx], fmt)
     return out.astype(fmt.dtype).reshape(x.shape)
