@@ -20,6 +20,7 @@ p95 <= 40 ms, clientside p95 <= 16 ms, cold load <= 1.5 s).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import subprocess
 import sys
@@ -80,6 +81,33 @@ def pct(a, q):
     return float(np.percentile(np.asarray(a), q))
 
 
+def server_side(n: int = 20) -> None:
+    """Median ms of each server callback's work in this process (compute + JSON), no browser."""
+    import json
+
+    import plotly
+
+    from gelu_lab.app import content, get_app
+    from gelu_lab.app.pages import definition, gradients, overview, relu
+
+    get_app()
+    jobs = {
+        "definition-n": lambda: definition.bernoulli(1.0, 1010, 0, definition._t("en")),
+        "relu-mu / sigma": lambda: relu.dead(-0.4, 1.0, content.text("en", "relu")),
+        "gradients-depth": lambda: gradients.flow(11, "en", content.text("en", "gradients")),
+        "overview-show": lambda: overview.values_table(1.0, ["gelu", "relu", "sigmoid", "silu"], "en", content.text("en", "overview")),
+    }
+    print(f"\nserver work per callback (ms, median of {n}, compute + JSON, in-process)")
+    for name, job in jobs.items():
+        job()
+        ts = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            json.dumps(job(), cls=plotly.utils.PlotlyJSONEncoder)
+            ts.append((time.perf_counter() - t0) * 1e3)
+        print(f"{name:<22}{pct(ts, 50):7.1f}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=30, help="presses per control")
@@ -133,6 +161,9 @@ def main() -> int:
     finally:
         server.terminate()
         server.wait(timeout=10)
+    if not args.only:
+        server_side()
+    print(f"\nload average during the run: {' '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs")
     return 0
 
 
