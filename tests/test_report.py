@@ -9,7 +9,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from app_browser import ARGS, CHROMIUM
+from app_browser import browser  # noqa: F401  (Debian's Chromium, one per session)
 from gelu_lab import report
 from gelu_lab.analysis import accuracy
 from gelu_lab.app import content, registry
@@ -29,16 +29,6 @@ def built(tmp_path_factory):
     out = {lang: report.build(d / f"gelu-lab-{lang}.html", lang, store=store, progress=False) for lang in content.LANGS}
     store.close()
     return out, summary
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.mark.parametrize("lang", content.LANGS)
