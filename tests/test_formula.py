@@ -258,6 +258,21 @@ def test_derivative_of_random_trees_matches_autograd(e):
     np.testing.assert_allclose(ours[ok], ref[ok], rtol=1e-6, atol=1e-9)
 
 
+ALPHABET = "x a e pi ( ) + - * / ** ^ , . 0 1 2.5 1e3 exp log max Phi sigmoid __import__ lambda : ' ; [ ]".split(" ")
+
+
+@given(st.one_of(st.text(max_size=60), st.lists(st.sampled_from(ALPHABET), max_size=40).map("".join)))
+def test_any_text_parses_or_is_refused_with_one_line(text):
+    try:
+        e = F.parse(text)
+    except F.FormulaError as err:
+        assert "\n" not in str(err) and str(err)
+        return
+    with np.errstate(all="raise"):  # evaluation itself must never warn or raise
+        e.eval(X, a=0.5)
+        F.diff(e).eval(X, a=0.5)
+
+
 def test_printing_keeps_precedence_and_associativity():
     for text in ["(x - 1) - (x - 2)", "x - (1 - x)", "x/(2/x)", "(x/2)/x", "2**3**x", "(2**3)**x", "-x**2", "(-x)**2", "2**-x", "-(x + 1)*x", "--x"]:
         e = F.parse(text)

@@ -475,7 +475,7 @@ class _Parser:
             self.depth -= 1
             v = constant_value(p)
             if v is not None and not (abs(v) <= MAX_EXPONENT):
-                shown = f"{v:.6g}" if math.isfinite(v) else "too large to compute"
+                shown = f"{v:.6g}" if math.isfinite(v) else "not a finite number"
                 raise FormulaError(f"exponent at position {pos} is {shown}: |exponent| must be at most {MAX_EXPONENT:g}")
             return Expr("**", (base, p))
         return base
