@@ -87,3 +87,15 @@ def test_report_cli_json_and_bad_language(tmp_path, capsys, monkeypatch):
     assert (tmp_path / "r.html").stat().st_size == doc["bytes"]
     assert main(["report", "--out", str(tmp_path / "no" / "such" / "dir" / "r.html"), "--no-progress"]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_markdown_keeps_tex_and_escapes_html():
+    out = report.markdown("Area $x_1 * y_2$ and\n\n$$\n\\Phi(x) = \\int_{-\\infty}^x \\phi_t\\,dt\n$$\n\n<script>alert(1)</script> [a](javascript:alert(1))")
+    assert r"\(x_1 * y_2\)" in out and r"\int_{-\infty}^x \phi_t\,dt" in out  # untouched by emphasis rules
+    assert "<script>" not in out and "javascript:" not in out
+
+
+def test_links_go_to_sections_or_stay_outside():
+    w = report._Writer({"/": "page-overview", "/relu": "page-relu"})
+    assert [w.link(h) for h in ["/relu?lang=en", "/?lang=zh", "https://arxiv.org/abs/1606.08415", "javascript:alert(1)", "/nope"]] == [
+        "#page-relu", "#page-overview", "https://arxiv.org/abs/1606.08415", "#", "#"]

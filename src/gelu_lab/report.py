@@ -151,6 +151,9 @@ class _Writer:
         return self.node(props["children"])  # Loading, Tabs, ...: their content
 
     def link(self, href: str) -> str:
+        """An app route -> its section's anchor; an outside link stays (following it is the reader's choice)."""
+        if re.match(r"(?i)^(https?:|mailto:|#)", href):
+            return href
         path = "/" + href.split("?")[0].strip("/")
         return f"#{self.routes[path]}" if path in self.routes else "#"
 
