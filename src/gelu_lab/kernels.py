@@ -38,7 +38,7 @@ from scipy import special
 
 from . import numerics as nm
 
-REL_ERR = 1e-13  # bound on the relative error of the float64 value
+REL_ERR = 1e-13  # bound on the relative error of the float64 value (fit: 1.7e-14)
 A_CUT = 15.0  # beyond |x| = 15 the float32 results are the limits
 TINY = nm.TINY
 
@@ -63,10 +63,18 @@ def _erfcx_coefficients() -> np.ndarray:
     return np.polynomial.chebyshev.cheb2poly(cheb)
 
 
-_ERFCX = _erfcx_coefficients()  # frozen into the compiled code as constants
-_EXP_TAYLOR = np.array([1.0 / math.factorial(k) for k in range(14)])
+def _four_chains(c: np.ndarray) -> np.ndarray:
+    """Coefficients c_0..c_n as a (4, m) array: row r holds c_r, c_{r+4}, c_{r+8}, ..."""
+    m = -(-len(c) // 4)
+    padded = np.zeros(4 * m)
+    padded[: len(c)] = c
+    return np.ascontiguousarray(padded.reshape(m, 4).T)
+
+
+_ERFCX = _four_chains(_erfcx_coefficients())  # frozen into the compiled code as constants
+_EXP_TAYLOR = _four_chains(np.array([1.0 / math.factorial(k) for k in range(14)]))
 _ROOT_HI, _ROOT_LO, _ROOT_SERIES = nm.grad_root_series()
-_ROOT_C = np.ascontiguousarray(_ROOT_SERIES[: _ROOT_DEG + 1])
+_ROOT_C = _four_chains(_ROOT_SERIES[: _ROOT_DEG + 1])
 
 
 @intrinsic
@@ -79,16 +87,50 @@ def _bits_to_f64(typingctx, v):
     return sig, codegen
 
 
+@intrinsic
+def _f64_to_bits(typingctx, v):
+    sig = types.int64(types.float64)
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(types.int64))
+
+    return sig, codegen
+
+
+@numba.njit(inline="always", **_FLAGS)
+def _poly(c4, t):
+    """sum_k c_k t^k from _four_chains(c): four independent Horner chains in t^4.
+
+    One chain of 20 fused multiply-adds waits ~100 cycles on itself; four
+    chains of 5 overlap, and the vector units stay busy.
+    """
+    t2 = t * t
+    t4 = t2 * t2
+    m = c4.shape[1]
+    p0, p1, p2, p3 = c4[0, m - 1], c4[1, m - 1], c4[2, m - 1], c4[3, m - 1]
+    for j in range(m - 2, -1, -1):
+        p0 = p0 * t4 + c4[0, j]
+        p1 = p1 * t4 + c4[1, j]
+        p2 = p2 * t4 + c4[2, j]
+        p3 = p3 * t4 + c4[3, j]
+    return (p0 + t * p1) + t2 * (p2 + t * p3)
+
+
+_ROUND_MAGIC = 6755399441055744.0  # 1.5 * 2^52: z + magic rounds z to an integer k
+_MAGIC_BITS = 0x4338000000000000  # the bits of magic; bits(z + magic) = _MAGIC_BITS + k
+
+
 @numba.njit(inline="always", **_FLAGS)
 def _exp_nonpos(z):
-    """exp(z) for z in [-708, 0], about 1 ulp."""
-    t = z * 1.4426950408889634 + 6755399441055744.0  # 1.5 * 2^52: rounds to an integer
-    k = t - 6755399441055744.0
+    """exp(z) for z in [-708, 0], about 1 ulp.
+
+    k = round(z / ln2) and 2^k are read off the bits of z/ln2 + 1.5*2^52
+    (AVX2 has no packed float64 -> int64 conversion; integer adds and shifts it has).
+    """
+    t = z * 1.4426950408889634 + _ROUND_MAGIC
+    k = t - _ROUND_MAGIC
     r = (z - k * 6.93147180369123816490e-01) - k * 1.90821492927058770002e-10  # fdlibm's ln2 split
-    p = _EXP_TAYLOR[13]
-    for i in range(12, -1, -1):
-        p = p * r + _EXP_TAYLOR[i]
-    return p * _bits_to_f64((np.int64(k) + 1023) << 52)
+    return _poly(_EXP_TAYLOR, r) * _bits_to_f64((_f64_to_bits(t) - _MAGIC_BITS + 1023) << 52)
 
 
 @numba.njit(inline="always", **_FLAGS)
@@ -96,10 +138,7 @@ def _half_erfcx_and_e(a):
     """(0.5 erfcx(a/sqrt2), exp(-a^2/4)) for float32 values 0 <= a <= A_CUT."""
     u = a * nm.INV_SQRT2
     t = ((u - _MAP_K) / (u + _MAP_K) - _Y_MID) * (1.0 / _Y_HALF)
-    p = _ERFCX[_ERFCX_DEG]
-    for i in range(_ERFCX_DEG - 1, -1, -1):
-        p = p * t + _ERFCX[i]
-    return 0.5 * p, _exp_nonpos(-0.25 * (a * a))
+    return 0.5 * _poly(_ERFCX, t), _exp_nonpos(-0.25 * (a * a))
 
 
 @numba.njit(inline="always", **_FLAGS)
@@ -141,11 +180,8 @@ def _gelu_grad_f32(x, out, flags):
         xphi = ((xi * nm.INV_SQRT_2PI) * e) * e
         y = (q if xi < 0 else 1.0 - q) + xphi
         d = (xi - _ROOT_HI) - _ROOT_LO
-        p = _ROOT_C[_ROOT_DEG]
-        for k in range(_ROOT_DEG - 1, -1, -1):
-            p = p * d + _ROOT_C[k]
         if abs(d) < _ROOT_RADIUS:
-            y = p
+            y = _poly(_ROOT_C, d)
         if not abs(xi) < A_CUT:
             y = 1.0 if xi > 0 else (-0.0 if xi < 0 else xi)
         round_flag(xi, y, abs(y) * REL_ERR, out, flags, i)
