@@ -128,6 +128,7 @@ def test_overview_values_and_toggles(tab, app_url):
     check_basics(tab, "overview", "en")
     box = tab.locator("#overview-x")
     box.fill("2")
+    box.press("Enter")
     expected = f"{mp_gelu(2):.6f}"
     tab.wait_for_function("t => document.querySelector('#overview-table td:nth-child(2)').innerText === t", arg=expected)
     tab.click("label:has-text('SiLU / Swish')")
@@ -186,13 +187,16 @@ def test_bad_boxes_clamp_or_say_so(tab, app_url):
     assert wait_text(tab, "definition-rx", "4.00") == "4.00"
     seed = tab.locator("#definition-seed")
     seed.fill("123456")
+    seed.press("Enter")
     tab.wait_for_function("() => document.getElementById('definition-msg').innerText.includes('123456')")
     seed.press_sequentially("abc")  # a number box takes no letters
     assert seed.input_value() == "123456"
     seed.fill("")
+    seed.press("Enter")
     tab.wait_for_function("() => document.getElementById('definition-msg').innerText.includes('seed')")
     open_page(tab, f"{app_url}/?lang=en")
     tab.locator("#overview-x").fill("1e300")
+    tab.locator("#overview-x").press("Enter")
     tab.wait_for_function("() => document.getElementById('overview-msg').innerText.includes('1e+300') || document.getElementById('overview-msg').innerText.includes('1e300')")
     tab.log.check()
 

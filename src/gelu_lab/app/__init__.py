@@ -62,7 +62,7 @@ def create_app() -> dash.Dash:
         compress=False,
     )
     pages = {p.slug: page_module(p.slug) for p in registry.PAGES if p.built}
-    app.layout = shell.layout()
+    app.layout = shell.layout(pages)
     shell.register(pages)
     _never_500(app.server)
     return app

@@ -49,11 +49,13 @@ def number(id: str, p: Param, value, label: str) -> html.Div:
 
     No min/max on the element: the browser would turn an out-of-range value into
     None, and the reader would be told the box is empty instead of "clamped".
+    The value is sent on Enter or when the box loses focus (debounce=True): a
+    timed debounce fires after the box may be gone (route change) and errors.
     """
     return html.Div(
         [
             html.Label(label, htmlFor=id, className="control-label"),
-            dcc.Input(id=id, type="number", step=p.step or "any", value=value, debounce=0.3, className="number"),
+            dcc.Input(id=id, type="number", step=p.step or "any", value=value, debounce=True, className="number"),
         ],
         className="control",
     )

@@ -1,7 +1,7 @@
 """The frame around every page: navigation, language switch, routing, URL state.
 
-The URL is the state: ``/definition?x=2&lang=en``. Routing renders a page from
-its path and query (clamping bad values, with a note); moving a control
+The URL is the state: ``/definition?x=2&lang=en``. The layout and the routing
+callback render a page from its path and query (clamping bad values, with a note); moving a control
 rewrites the query in place (``history.replaceState``, no reload, no server
 round trip); the language switch sets ``lang`` in the query and re-renders.
 """
@@ -9,14 +9,34 @@ round trip); the language switch sets ``lang`` in the query and re-renders.
 from __future__ import annotations
 
 import json
+from urllib.parse import urlsplit
 
 from dash import Input, Output, State, callback, clientside_callback, dcc, html
+from dash.exceptions import PreventUpdate
+from flask import has_request_context, request
 
 from . import content, registry, state
 
 
-def layout():
-    return html.Div([dcc.Location(id="url"), html.Div(id="shell", className="shell")])
+def layout(pages: dict):
+    """The app's layout, as a function Dash calls for every page load.
+
+    The page the browser is on is the Referer of Dash's layout request, so it is
+    rendered right here: the first paint needs no routing round trip. Without a
+    Referer (or on another host) the shell starts empty and the routing callback
+    renders it. ``rendered`` holds the URL the shell shows, so that callback skips it.
+    """
+
+    def serve():
+        key, body = None, None
+        if has_request_context() and request.referrer:
+            ref = urlsplit(request.referrer)
+            if ref.netloc == request.host:
+                key = ref.path + (f"?{ref.query}" if ref.query else "")
+                body = render(ref.path, f"?{ref.query}", pages)
+        return html.Div([dcc.Location(id="url"), dcc.Store(id="rendered", data=key), html.Div(body, id="shell", className="shell")])
+
+    return serve
 
 
 def _nav(current: registry.Page | None, lang: str, t: dict):
@@ -76,9 +96,14 @@ def render(pathname: str | None, search: str | None, pages: dict):
 def register(pages: dict):
     """Routing, language switch and URL sync for the given {slug: page module}."""
 
-    @callback(Output("shell", "children"), Input("url", "pathname"), Input("url", "search"))
-    def _route(pathname, search):
-        return render(pathname, search, pages)
+    @callback(
+        Output("shell", "children"), Output("rendered", "data"), Input("url", "pathname"), Input("url", "search"), State("rendered", "data")
+    )
+    def _route(pathname, search, rendered):
+        key = (pathname or "/") + (search or "")
+        if key == rendered:  # already rendered with the layout
+            raise PreventUpdate
+        return render(pathname, search, pages), key
 
     clientside_callback(
         "function(zh, en) { return window.gelu_lab.switch_lang(zh, en); }",
