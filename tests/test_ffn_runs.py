@@ -34,7 +34,8 @@ def test_compare_mean_std_rank_and_separation():
     assert [r["activation"] for r in g["rows"]] == ["silu", "relu", "gelu"]  # means 1.875 < 1.885 < 2.005
     assert rows["gelu"]["separated"] is True  # 0.13 > 0.106 + 0.007
     assert rows["relu"]["separated"] is False  # 0.01 < spread
-    assert "within the seed spread of relu" in g["verdict"]
+    assert "within the seed spread of relu" in g["verdict"] and "every seed" not in g["verdict"]
+    assert rows["relu"]["behind"] == "1/2" and rows["gelu"]["behind"] == "2/2"  # paired by seed against silu
 
 
 def test_compare_one_seed_says_spread_unknown():

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..output import emit, to_json
 
 LIST_COLUMNS = ["run", "status", "activation", "seed", "preset", "steps", "fc_init_std", "val_loss", "wall_s", "tok_s"]
-CMP_COLUMNS = ["group", "rank", "activation", "n", "mean", "std", "gap", "spread", "separated"]
+CMP_COLUMNS = ["group", "rank", "activation", "n", "mean", "std", "gap", "spread", "separated", "behind"]
 
 
 def register(sub):

@@ -15,6 +15,9 @@ mean +- sample std over seeds, the ranking, and for each activation whether
 its gap to the best one is larger than the seed-to-seed spread
 (|mean_a - mean_best| > std_a + std_best, i.e. the 1-sigma bands do not
 overlap). With one seed the spread is unknown and nothing is "separated".
+Runs with the same seed share init and batches, so ``behind`` also counts the
+seeds in which an activation ends behind the best one ("2/2": in every seed),
+a paired view the unpaired spread test is blind to.
 """
 
 from __future__ import annotations
@@ -105,15 +108,16 @@ def _mean_std(v: list[float]) -> tuple[float, float]:
 
 def compare_group(runs: list[dict], metric=final_loss) -> list[dict]:
     """Rows per activation, best first: n, mean, std, rank, gap to best, separated from best."""
-    by_act: dict[str, list[float]] = {}
+    by_act: dict[str, dict[int, float]] = {}
     for run in runs:
         v = metric(run)
         if v is not None:
-            by_act.setdefault(run["config"]["activation"], []).append(float(v))
+            by_act.setdefault(run["config"]["activation"], {})[run["config"]["seed"]] = float(v)
     rows = []
-    for act, vals in by_act.items():
+    for act, per_seed in by_act.items():
+        vals = [per_seed[k] for k in sorted(per_seed)]
         m, s = _mean_std(vals)
-        rows.append({"activation": act, "n": len(vals), "mean": m, "std": s, "seeds": vals})
+        rows.append({"activation": act, "n": len(vals), "mean": m, "std": s, "seeds": vals, "_per_seed": per_seed})
     rows.sort(key=lambda r: r["mean"])
     if not rows:
         return rows
@@ -124,6 +128,11 @@ def compare_group(runs: list[dict], metric=final_loss) -> list[dict]:
         spread = r["std"] + best["std"]
         r["spread"] = spread
         r["separated"] = bool(i > 1 and math.isfinite(spread) and r["gap"] > spread)
+        # paired by seed (same init and batches): in how many shared seeds is it behind the best?
+        shared = sorted(set(r["_per_seed"]) & set(best["_per_seed"]))
+        r["behind"] = f"{sum(r['_per_seed'][k] > best['_per_seed'][k] for k in shared)}/{len(shared)}" if i > 1 else ""
+    for r in rows:
+        del r["_per_seed"]
     return rows
 
 
@@ -153,8 +162,11 @@ def verdict(rows: list[dict], lang: str = "en") -> str:
         return {"en": f"{best} wins; every gap is larger than the seed-to-seed spread",
                 "zh": f"{best} 最好；所有差距都大于种子间波动"}[lang]
     names = ", ".join(close)
+    every = all(r["behind"] and r["behind"].split("/")[0] == r["behind"].split("/")[1] != "1"
+                for r in rows[1:] if not r["separated"])
+    tail = {"en": "; paired by seed, it is ahead of them in every seed", "zh": "；按种子配对，它在每个种子上都领先"}[lang] if every else ""
     return {"en": f"{best} is lowest, but within the seed spread of {names}: not a clear win over them",
-            "zh": f"{best} 最低，但与 {names} 的差距在种子波动之内：不算明确胜出"}[lang]
+            "zh": f"{best} 最低，但与 {names} 的差距在种子波动之内：不算明确胜出"}[lang] + tail
 
 
 # --- series for the figures ------------------------------------------------------

@@ -163,14 +163,14 @@ def _gauss_linearity(act, sigma):
 
 
 def _table(rows, names, t):
-    head = html.Tr([html.Th(t[f"table.{k}"]) for k in ("rank", "act", "n", "mean", "gap", "sep", "seeds")])
+    head = html.Tr([html.Th(t[f"table.{k}"]) for k in ("rank", "act", "n", "mean", "gap", "sep", "behind", "seeds")])
     body = []
     for r in rows:
         std = "" if not math.isfinite(r["std"]) else f" ± {r['std']:.3f}"
         sep = "–" if r["rank"] == 1 else (t["table.yes"] if r["separated"] else t["table.no"])
         body.append(html.Tr([
             html.Td(str(r["rank"])), html.Td(names.get(r["activation"], r["activation"])), html.Td(str(r["n"])),
-            html.Td(f"{r['mean']:.3f}{std}"), html.Td(f"{r['gap']:+.3f}"), html.Td(sep),
+            html.Td(f"{r['mean']:.3f}{std}"), html.Td(f"{r['gap']:+.3f}"), html.Td(sep), html.Td(r["behind"] or "–"),
             html.Td(", ".join(f"{v:.3f}" for v in r["seeds"])),
         ]))
     return html.Table([html.Thead(head), html.Tbody(body)], className="values", id="ffn-table-el")
