@@ -18,7 +18,10 @@ SENTENCES = [
 
 @pytest.fixture(scope="module")
 def bert():
-    return P.load()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny batches under `pytest -n 2`: a second thread only spins
+    yield P.load()
+    torch.set_num_threads(threads)
 
 
 def _n_tokens(tok, s):

@@ -1,0 +1,82 @@
+"""Real BERT page: pre-activation histograms per layer, embedding drift per swap, one sentence's pre-activations."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from . import COLORS, NEUTRAL, axis, figure
+
+LAYER_COLORS = ["#08306b", "#2171b5", "#4292c6", "#6baed6", "#d94801", "#a63603"]
+
+
+def _grid(n: int, cols: int, titles, gap_x=0.06, gap_y=0.16) -> dict:
+    """Layout keys of an n-panel grid (rows x cols), each panel titled."""
+    rows = -(-n // cols)
+    w, h = (1 - gap_x * (cols - 1)) / cols, (1 - gap_y * (rows - 1)) / rows
+    out, notes = {}, []
+    for i, text in enumerate(titles):
+        r, c = divmod(i, cols)
+        k = "" if i == 0 else str(i + 1)
+        x0, y1 = c * (w + gap_x), 1 - r * (h + gap_y)
+        out[f"xaxis{k}"] = {"domain": [x0, x0 + w], "anchor": f"y{k}", **({"matches": "x"} if i else {})}
+        out[f"yaxis{k}"] = {"domain": [y1 - h, y1], "anchor": f"x{k}"}
+        notes.append({"text": text, "x": x0 + w / 2, "y": y1, "xref": "paper", "yref": "paper", "xanchor": "center",
+                      "yanchor": "bottom", "showarrow": False, "font": {"size": 13}})
+    out["annotations"] = notes
+    return out
+
+
+def histogram_figure(panels: list[dict], labels: dict) -> go.Figure:
+    """Per layer: the pre-activation density (bars) against N(0, 1) and the fitted normal (lines).
+
+    panels[i]: centers, density (bars), x, std_pdf, fit_pdf (curves on x), title.
+    labels: title, data, std, fit, x, y.
+    """
+    traces = []
+    for i, p in enumerate(panels):
+        k = "" if i == 0 else str(i + 1)
+        ref = {"xaxis": f"x{k}", "yaxis": f"y{k}", "showlegend": i == 0}
+        traces += [
+            {"type": "bar", "x": p["centers"], "y": p["density"], "name": labels["data"], "marker": {"color": "#9ecae1", "line": {"width": 0}},
+             **ref, "legendgroup": "data"},
+            {"type": "scatter", "x": p["x"], "y": p["std_pdf"], "name": labels["std"], "mode": "lines",
+             "line": {"color": NEUTRAL, "width": 1.6, "dash": "dash"}, **ref, "legendgroup": "std"},
+            {"type": "scatter", "x": p["x"], "y": p["fit_pdf"], "name": labels["fit"], "mode": "lines",
+             "line": {"color": COLORS["gelu"], "width": 1.8}, **ref, "legendgroup": "fit"},
+        ]
+    lay = _grid(len(panels), 3, [p["title"] for p in panels])
+    for i in range(len(panels)):
+        k = "" if i == 0 else str(i + 1)
+        lay[f"xaxis{k}"].update(range=[-6, 4], **(axis(labels["x"]) if i >= 3 else {}))
+        if i % 3 == 0:
+            lay[f"yaxis{k}"].update(axis(labels["y"]))
+    return figure(traces, labels["title"], height=560, bargap=0, hovermode="closest",
+                  legend={"orientation": "h", "x": 0, "y": -0.12, "font": {"size": 12}}, **lay)
+
+
+def drift_figure(series: dict, names: dict, labels: dict) -> go.Figure:
+    """Embedding drift per activation, one layer swapped at a time and all at once.
+
+    series[act] = (xs, ys): xs are layer labels ("1".."6", then labels["all"]);
+    ys are 1 - agreement (log axis: the tanh form sits near 1e-7, ReLU near 0.5).
+    names[act]: legend name. labels: title, x, y, all.
+    """
+    traces = [
+        {"type": "scatter", "x": xs, "y": ys, "name": names[a], "mode": "lines+markers",
+         "line": {"color": COLORS.get(a, NEUTRAL), "width": 2}, "marker": {"size": 8}}
+        for a, (xs, ys) in series.items()
+    ]
+    return figure(traces, labels["title"], height=380, hovermode="closest",
+                  xaxis={**axis(labels["x"]), "type": "category"}, yaxis={**axis(labels["y"]), "type": "log", "exponentformat": "power"})
+
+
+def sentence_figure(curves: list[dict], labels: dict) -> go.Figure:
+    """One sentence's pre-activations: a density curve per layer. curves[i]: x, density, name. labels: title, x, y."""
+    traces = [
+        {"type": "scatter", "x": c["x"], "y": c["density"], "name": c["name"], "mode": "lines",
+         "line": {"color": LAYER_COLORS[i % len(LAYER_COLORS)], "width": 1.8}}
+        for i, c in enumerate(curves)
+    ]
+    shapes = [{"type": "line", "x0": 0, "x1": 0, "y0": 0, "y1": 1, "yref": "paper", "line": {"color": NEUTRAL, "width": 1, "dash": "dot"}}]
+    return figure(traces, labels["title"], height=340, hovermode="closest", shapes=shapes,
+                  xaxis={**axis(labels["x"]), "range": [-6, 4]}, yaxis=axis(labels["y"]))
