@@ -72,9 +72,10 @@ def test_stored_run_wins_and_metric_comes_from_the_url(page, app_url, own_store)
         assert page.locator("#bert-stats tbody tr").nth(0).locator("td").nth(1).inner_text().strip() == "-0.123"
         # the drift chart plots 1 - nn_top1 for ReLU's "all layers" point
         relu = next(w for w in res["swaps"] if w["activation"] == "relu" and w["layer"] == "all")
-        ys = page.evaluate("() => document.getElementById('bert-drift').querySelector('.js-plotly-plot').data"
-                           ".map(tr => [tr.name, tr.y[tr.y.length - 1]])")
-        assert dict(ys)[activations.get("relu").label("en")] == pytest.approx(1 - relu["nn_top1"])
+        pts = page.evaluate("() => document.getElementById('bert-drift').querySelector('.js-plotly-plot').data"
+                            ".filter(tr => tr.mode === 'markers').map(tr => [tr.name, tr.x[0], tr.y[0]])")
+        got = {name: (x, y) for name, x, y in pts}[activations.get("relu").label("en")]
+        assert got[0] == content.text("en", "bert")["drift.all"] and got[1] == pytest.approx(1 - relu["nn_top1"])
         page.log.check()
     finally:
         with Store(own_store) as s:

@@ -26,12 +26,14 @@ def test_histogram_figure_one_panel_per_layer_with_both_normals():
     assert fig.layout.title.text == "<title>" and [t.name for t in fig.data[:3]] == ["<data>", "<std>", "<fit>"]
 
 
-def test_drift_figure_log_axis_one_line_per_activation():
-    series = {"relu": (["1", "2", "all"], [0.1, 0.2, 0.5]), "gelu_tanh": (["1", "2", "all"], [1e-7, 2e-7, 1e-6])}
-    fig = bert.drift_figure(series, {"relu": "R", "gelu_tanh": "T"}, labels("title", "x", "y", "all"))
-    assert [t.name for t in fig.data] == ["R", "T"]
-    assert list(fig.data[0].x) == ["1", "2", "all"] and list(fig.data[1].y) == [1e-7, 2e-7, 1e-6]
-    assert fig.data[0].line.color == COLORS["relu"] and fig.layout.yaxis.type == "log"
+def test_drift_figure_log_axis_lines_per_layer_and_a_marker_for_all():
+    series = {"relu": (["1", "2"], [0.1, 0.2]), "gelu_tanh": (["1", "2"], [1e-7, 2e-7])}
+    fig = bert.drift_figure(series, {"relu": 0.5, "gelu_tanh": 1e-6}, {"relu": "R", "gelu_tanh": "T"}, labels("title", "x", "y", "all"))
+    assert [(t.name, t.mode) for t in fig.data] == [("R", "lines+markers"), ("R", "markers"), ("T", "lines+markers"), ("T", "markers")]
+    assert list(fig.data[0].x) == ["1", "2"] and list(fig.data[2].y) == [1e-7, 2e-7]
+    assert list(fig.data[1].x) == ["<all>"] and list(fig.data[1].y) == [0.5] and list(fig.data[3].y) == [1e-6]
+    assert fig.data[0].line.color == fig.data[1].marker.color == COLORS["relu"] and fig.layout.yaxis.type == "log"
+    assert fig.data[1].showlegend is False
 
 
 def test_sentence_figure_one_curve_per_layer():

@@ -51,21 +51,27 @@ def histogram_figure(panels: list[dict], labels: dict) -> go.Figure:
         if i % 3 == 0:
             lay[f"yaxis{k}"].update(axis(labels["y"]))
     return figure(traces, labels["title"], height=560, bargap=0, hovermode="closest",
-                  legend={"orientation": "h", "x": 0, "y": -0.12, "font": {"size": 12}}, **lay)
+                  legend={"orientation": "h", "x": 1, "xanchor": "right", "y": 1.1, "yanchor": "bottom", "font": {"size": 12}}, **lay)
 
 
-def drift_figure(series: dict, names: dict, labels: dict) -> go.Figure:
-    """Embedding drift per activation, one layer swapped at a time and all at once.
+def drift_figure(series: dict, together: dict, names: dict, labels: dict) -> go.Figure:
+    """Embedding drift per activation: one layer swapped at a time (lines), all layers at once (markers).
 
-    series[act] = (xs, ys): xs are layer labels ("1".."6", then labels["all"]);
-    ys are 1 - agreement (log axis: the tanh form sits near 1e-7, ReLU near 0.5).
-    names[act]: legend name. labels: title, x, y, all.
+    series[act] = (xs, ys): xs layer labels ("1".."6"), ys = 1 - agreement;
+    together[act] = 1 - agreement with every layer swapped, drawn at x = labels["all"]
+    (log axis: the tanh form sits near 1e-7, ReLU near 0.5). names[act]: legend name.
+    labels: title, x, y, all.
     """
-    traces = [
-        {"type": "scatter", "x": xs, "y": ys, "name": names[a], "mode": "lines+markers",
-         "line": {"color": COLORS.get(a, NEUTRAL), "width": 2}, "marker": {"size": 8}}
-        for a, (xs, ys) in series.items()
-    ]
+    traces = []
+    for a in dict.fromkeys([*series, *together]):
+        color = COLORS.get(a, NEUTRAL)
+        if a in series:
+            xs, ys = series[a]
+            traces.append({"type": "scatter", "x": xs, "y": ys, "name": names[a], "legendgroup": a, "mode": "lines+markers",
+                           "line": {"color": color, "width": 2}, "marker": {"size": 8}})
+        if a in together:
+            traces.append({"type": "scatter", "x": [labels["all"]], "y": [together[a]], "name": names[a], "legendgroup": a,
+                           "showlegend": a not in series, "mode": "markers", "marker": {"color": color, "size": 12, "symbol": "diamond"}})
     return figure(traces, labels["title"], height=380, hovermode="closest",
                   xaxis={**axis(labels["x"]), "type": "category"}, yaxis={**axis(labels["y"]), "type": "log", "exponentformat": "power"})
 

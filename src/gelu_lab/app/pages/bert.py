@@ -118,16 +118,17 @@ def swap_table(res, names, t):
 
 
 def drift(res, metric, names, t):
-    series = {}
+    series, together = {}, {}
+    gap = lambda w: max(1.0 - w[metric], 1e-12)  # noqa: E731  (0 drift would vanish from a log axis)
     for a in SWAPS:
         rows = {w["layer"]: w for w in res["swaps"] if w["activation"] == a}
-        if not rows:
-            continue
-        keys = sorted(k for k in rows if k != "all") + (["all"] if "all" in rows else [])
-        xs = [t["drift.all"] if k == "all" else str(k + 1) for k in keys]
-        series[a] = (xs, [max(1.0 - rows[k][metric], 1e-12) for k in keys])  # 0 drift would vanish from a log axis
+        layers = sorted(k for k in rows if k != "all")
+        if layers:
+            series[a] = ([str(k + 1) for k in layers], [gap(rows[k]) for k in layers])
+        if "all" in rows:
+            together[a] = gap(rows["all"])
     labels = {"title": t["drift.title"], "x": t["drift.x"], "y": content.fill(t["drift.y"], metric=t[f"col.{metric}"]), "all": t["drift.all"]}
-    return figs.drift_figure(series, {a: names[a] for a in series}, labels)
+    return figs.drift_figure(series, together, {a: names[a] for a in SWAPS}, labels)
 
 
 def precision_table(res, t):
@@ -184,7 +185,7 @@ def layout(state, lang):
             md(content.fill(t["intro"], **v)),
             html.P(_provenance(d, t), className="provenance", id="bert-provenance"),
             section(html.H2(t["dist.h"]), md(content.fill(t["dist.text"], **v)), graph("bert-hist", histograms(res, t)), stats_table(res, t),
-                    md(t["dist.after"])),
+                    md(content.fill(t["dist.after"], **v))),
             section(
                 html.H2(t["swap.h"]),
                 md(content.fill(t["swap.text"], **v)),
@@ -255,9 +256,10 @@ def sentence_view(sentence: str, lang: str):
                        "name": content.fill(t["box.layer"], i=str(i + 1), neg=_pct(np.mean(a < 0), 0))})
         negs.append(float(np.mean(a < 0)))
     fig = figs.sentence_figure(curves, {"title": content.fill(t["box.fig"], n=str(len(pre["tokens"]))), "x": t["hist.x"], "y": t["hist.y"]})
-    head = html.Tr([html.Th(t["col.activation"]), html.Th(t["box.nearest"])])
+    head = html.Tr([html.Th(t["col.activation"]), html.Th(t["box.nearest"], style={"textAlign": "left"})])
     body = [html.Tr([html.Td(names["gelu"] if a == "gelu" else names[a]),
-                     html.Td(html.Ol([html.Li(f"{n['sentence']}  (cos {n['cos']:.3f})") for n in near[a]]))], id=f"bert-nn-{a}")
+                     html.Td(html.Ol([html.Li(f"{n['sentence']}  (cos {n['cos']:.3f})") for n in near[a]]), style={"textAlign": "left"})],
+                    id=f"bert-nn-{a}")
             for a in near]
     tokens = html.P(content.fill(t["box.tokens"], tokens=" ".join(pre["tokens"])), className="tokens", id="bert-tokens")
     table = html.Div(html.Table([html.Thead(head), html.Tbody(body)], className="values", id="bert-neighbours"), style={"overflowX": "auto"})
