@@ -21,7 +21,7 @@ def _type(page, text):
 
 
 def _wait_for(page, id, expected):
-    page.wait_for_function("([id, t]) => (document.getElementById(id) || {}).innerText === t", arg=[id, expected], timeout=30_000)
+    page.wait_for_function("([id, t]) => (document.getElementById(id) || {}).innerText === t", arg=[id, expected], timeout=90_000)
 
 
 def test_typing_a_formula_shows_its_curve_numbers_and_link(page, app_url):
@@ -36,7 +36,7 @@ def test_typing_a_formula_shows_its_curve_numbers_and_link(page, app_url):
     # both traces of the formula drawn: 4 lines in the two panels
     assert page.locator("#overview-custom-graph .scatterlayer .trace").count() == 4
     # the address bar holds the formula; opening it in a fresh tab shows the same numbers
-    page.wait_for_function("() => new URLSearchParams(location.search).get('f') !== null")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('f') !== null", timeout=90_000)
     url = page.url
     assert page.evaluate("() => new URLSearchParams(location.search).get('f')") == formula
     again = page.context.new_page()
@@ -67,7 +67,7 @@ def test_hostile_input_shows_one_line_and_no_http_error(page, app_url):
     for hostile in HOSTILE:
         page.evaluate("() => { document.getElementById('overview-custom-msg').innerText = ''; }")
         _type(page, hostile)
-        page.wait_for_function("() => document.getElementById('overview-custom-msg').innerText.length > 0")
+        page.wait_for_function("() => document.getElementById('overview-custom-msg').innerText.length > 0", timeout=90_000)
         msg = text_of(page, "overview-custom-msg")
         assert msg.startswith("Formula not accepted:") and "\n" not in msg, (hostile, msg)
         assert text_of(page, "overview-custom-err") == before  # nothing computed, the figure stays
