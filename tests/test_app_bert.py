@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 from importlib import resources
 
 import pytest
@@ -20,16 +19,11 @@ def shipped():
     return json.loads(resources.files("gelu_lab").joinpath("data", "bert_probe.json").read_text())
 
 
-@pytest.fixture(scope="module", autouse=True)
-def own_store(tmp_path_factory):
-    """This module's runs store ($GELU_LAB_STORE is read on every request)."""
-    old = os.environ.get("GELU_LAB_STORE")
-    os.environ["GELU_LAB_STORE"] = str(tmp_path_factory.mktemp("bertstore") / "runs.sqlite")
-    yield os.environ["GELU_LAB_STORE"]
-    if old is None:
-        del os.environ["GELU_LAB_STORE"]
-    else:
-        os.environ["GELU_LAB_STORE"] = old
+@pytest.fixture(autouse=True)
+def own_store(tmp_path, monkeypatch):
+    """Each test its own runs store: the page reads $GELU_LAB_STORE on every request (same process)."""
+    monkeypatch.setenv("GELU_LAB_STORE", str(tmp_path / "runs.sqlite"))
+    return tmp_path / "runs.sqlite"
 
 
 @pytest.fixture(autouse=True)
@@ -65,21 +59,17 @@ def test_stored_run_wins_and_metric_comes_from_the_url(page, app_url, own_store)
         rid = s.start_run("probe", "test", {}, command="gelu-lab probe --test-marker")
         s.put_result(rid, "probe", res)
         s.set_status(rid, "done")
-    try:
-        open_page(page, f"{app_url}/bert?lang=en&metric=nn_top1")
-        assert "424242 tokens" in page.inner_text("main")
-        assert "--test-marker" in text_of(page, "bert-provenance")
-        assert page.locator("#bert-stats tbody tr").nth(0).locator("td").nth(1).inner_text().strip() == "-0.123"
-        # the drift chart plots 1 - nn_top1 for ReLU's "all layers" point
-        relu = next(w for w in res["swaps"] if w["activation"] == "relu" and w["layer"] == "all")
-        pts = page.evaluate("() => document.getElementById('bert-drift').querySelector('.js-plotly-plot').data"
-                            ".filter(tr => tr.mode === 'markers').map(tr => [tr.name, tr.x[0], tr.y[0]])")
-        got = {name: (x, y) for name, x, y in pts}[activations.get("relu").label("en")]
-        assert got[0] == content.text("en", "bert")["drift.all"] and got[1] == pytest.approx(1 - relu["nn_top1"])
-        page.log.check()
-    finally:
-        with Store(own_store) as s:
-            s.delete_run(rid)
+    open_page(page, f"{app_url}/bert?lang=en&metric=nn_top1")
+    assert "424242 tokens" in page.inner_text("main")
+    assert "--test-marker" in text_of(page, "bert-provenance")
+    assert page.locator("#bert-stats tbody tr").nth(0).locator("td").nth(1).inner_text().strip() == "-0.123"
+    # the drift chart plots 1 - nn_top1 for ReLU's "all layers" point
+    relu = next(w for w in res["swaps"] if w["activation"] == "relu" and w["layer"] == "all")
+    pts = page.evaluate("() => document.getElementById('bert-drift').querySelector('.js-plotly-plot').data"
+                        ".filter(tr => tr.mode === 'markers').map(tr => [tr.name, tr.x[0], tr.y[0]])")
+    got = {name: (x, y) for name, x, y in pts}[activations.get("relu").label("en")]
+    assert got[0] == content.text("en", "bert")["drift.all"] and got[1] == pytest.approx(1 - relu["nn_top1"])
+    page.log.check()
 
 
 def test_sentence_box_bad_input_and_a_sentence(page, app_url):
