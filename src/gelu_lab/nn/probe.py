@@ -209,7 +209,9 @@ def hooked(model, sink):
     state = {}
 
     def keep_mask(module, args, kwargs):
-        state["mask"] = kwargs["attention_mask"].bool()
+        mask = kwargs.get("attention_mask")
+        ids = kwargs.get("input_ids", args[0] if args else None)
+        state["mask"] = mask.bool() if mask is not None else torch.ones(ids.shape[:2], dtype=torch.bool)  # no mask: no padding
 
     def make(i):
         return lambda module, args, output: sink(i, output[state["mask"]])
