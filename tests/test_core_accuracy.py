@@ -169,3 +169,13 @@ def test_nan_inputs_are_not_settled_by_mpmath():
     x = np.full(1000, np.nan, dtype=np.float32)
     out, flags = raw_f32("gelu", x)
     assert not flags.any() and np.all(np.isnan(out))
+
+
+def test_reference_keeps_the_sign_of_underflowed_derivatives():
+    """Far left GELU'(x) is a negative number too small for float32: -0, in both implementations."""
+    from gelu_lab.kernels import raw_f32
+    from gelu_lab.reference import correctly_rounded
+
+    x = np.array([-20.0, -38.6, -1e30, -np.inf], dtype=np.float32)
+    for got in (correctly_rounded("gelu_grad", x), raw_f32("gelu_grad", x)[0]):
+        assert np.all(got == 0) and np.all(np.signbit(got))

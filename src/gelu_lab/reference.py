@@ -162,6 +162,8 @@ def _libm_f32(x, grad, root, rc, out, flags):
                     p = p * d + rc[k]
                 y = p
                 err = 8.0 * _ULP * abs(y)
+        if y == 0.0 and xi < 0:  # both terms underflowed: the truth is negative
+            y = -0.0
         if xi != xi:
             y = xi
             err = 0.0
