@@ -78,24 +78,21 @@ _ROOT_HI, _ROOT_LO, _ROOT_SERIES = nm.grad_root_series()
 _ROOT_C = _four_chains(_ROOT_SERIES[: _ROOT_DEG + 1])
 
 
-@intrinsic
-def _bits_to_f64(typingctx, v):
-    sig = types.float64(types.int64)
+def _bitcast(to, frm):
+    """A numba intrinsic reinterpreting the 64 bits of a `frm` value as `to` (no conversion)."""
 
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(types.float64))
+    @intrinsic
+    def cast(typingctx, v):
+        def codegen(context, builder, signature, args):
+            return builder.bitcast(args[0], context.get_value_type(to))
 
-    return sig, codegen
+        return to(frm), codegen
+
+    return cast
 
 
-@intrinsic
-def _f64_to_bits(typingctx, v):
-    sig = types.int64(types.float64)
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(types.int64))
-
-    return sig, codegen
+_bits_to_f64 = _bitcast(types.float64, types.int64)
+_f64_to_bits = _bitcast(types.int64, types.float64)
 
 
 @numba.njit(inline="always", **_FLAGS)
