@@ -1,4 +1,9 @@
-"""`gelu-lab serve`: the web app on a production WSGI server (waitress), local by default."""
+"""`gelu-lab serve`: the web app on a production WSGI server (waitress), local by default.
+
+The app binds 127.0.0.1 unless ``--host`` names another address; then the banner
+says so on stderr ("listening on all interfaces" for 0.0.0.0 / ::), because the
+app (and its training button) is open to anyone who can reach the machine.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ import threading
 import webbrowser
 
 LOOPBACK_NAMES = {"localhost"}
+ALL_INTERFACES = {"0.0.0.0", "::"}
 
 
 def register(sub):
@@ -28,9 +34,20 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def exposure(host: str, port: int) -> str | None:
+    """The banner's warning for a bind address that is not loopback, else None."""
+    if is_loopback(host):
+        return None
+    if host in ALL_INTERFACES:
+        return f"listening on all interfaces ({host}) port {port}: the app is reachable from the network"
+    return f"listening on {host} port {port}, not a loopback address: the app is reachable from the network"
+
+
 def run(args) -> int:
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port must be in 0..65535, got {args.port}")
+    if not args.host.strip():
+        raise ValueError("--host is empty (127.0.0.1: this machine only; 0.0.0.0: all interfaces)")
     if not 1 <= args.threads <= 64:
         raise ValueError(f"--threads must be in 1..64, got {args.threads}")
     from waitress import create_server
@@ -43,11 +60,12 @@ def run(args) -> int:
     shown = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{shown}:{port}/"
     print(f"GELU Lab on {url}  (waitress, {args.threads} threads; Ctrl+C stops)", flush=True)
-    if not is_loopback(args.host):
-        print(f"gelu-lab: warning: bound to {args.host}: the app is reachable from the network", file=sys.stderr, flush=True)
+    warning = exposure(args.host, port)
+    if warning:
+        print(f"gelu-lab: warning: {warning}", file=sys.stderr, flush=True)
     threading.Thread(target=warm, name="warm", daemon=True).start()
     if args.open:
-        local = f"http://127.0.0.1:{port}/" if args.host in ("0.0.0.0", "::") else url
+        local = f"http://127.0.0.1:{port}/" if args.host in ALL_INTERFACES else url
         threading.Timer(0.5, webbrowser.open, args=(local,)).start()
     try:
         server.run()
