@@ -1,0 +1,161 @@
+"""The Python demo page in Chromium: its table is `gelu-lab table` (json, csv, text),
+its values agree with mpmath, its code runs and prints the same table, and bad x
+lists give a one-line message, never an HTTP error."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import mpmath
+import numpy as np
+import pytest
+
+from app_browser import app_url, browser, check_basics, context, open_page, tab, text_of  # noqa: F401
+from gelu_lab import cli
+from gelu_lab.app import content
+
+pytestmark = pytest.mark.xdist_group("app")
+COLUMNS = ["x", "gelu", "gelu_tanh", "tanh_abs_err", "gelu_sigmoid", "sigmoid_abs_err", "relu"]
+
+
+def run_cli(capsys, *args) -> str:
+    assert cli.main(["table", *args]) == 0
+    return capsys.readouterr().out
+
+
+def page_cells(page) -> tuple[list[str], list[list[str]], list[list[str]]]:
+    """(header, shown texts, full values from the hover titles) of the page's table."""
+    head = page.eval_on_selector_all("#demo-table-el thead th", "els => els.map(e => e.innerText.trim())")
+    shown = page.eval_on_selector_all("#demo-table-el tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.innerText.trim()))")
+    full = page.eval_on_selector_all("#demo-table-el tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.title))")
+    return head, shown, full
+
+
+def submit(page, text: str):
+    box = page.locator("#demo-x")
+    box.fill(text)
+    box.press("Enter")
+
+
+def wait_message(page, expected: str) -> str:
+    try:
+        page.wait_for_function("t => document.getElementById('demo-msg').innerText.trim() === t", arg=expected, timeout=15_000)
+    except Exception:
+        pass
+    return text_of(page, "demo-msg")
+
+
+def mp_round(v: mpmath.mpf, dtype) -> float:
+    """Nearest value of dtype to v (ties can't occur for these x)."""
+    f = np.dtype(dtype).type(float(v))
+    cands = [np.nextafter(f, np.dtype(dtype).type(-np.inf)), f, np.nextafter(f, np.dtype(dtype).type(np.inf))]
+    return float(min(cands, key=lambda c: abs(mpmath.mpf(float(c)) - v)))
+
+
+def test_table_is_the_cli_json_and_agrees_with_mpmath(tab, app_url, capsys):
+    xs = "-3,-0.5,0.1,1e-8,2.5,7"
+    open_page(tab, f"{app_url}/demo?x={xs}&dtype=float32&lang=en")
+    check_basics(tab, "demo", "en")
+    doc = json.loads(run_cli(capsys, "--x", xs, "--dtype", "float32", "--format", "json"))
+    head, shown, full = page_cells(tab)
+    assert head == doc["columns"] == COLUMNS and len(shown) == len(doc["rows"]) == 6
+    for row, texts, titles in zip(doc["rows"], shown, full):
+        assert titles == [repr(float(row[c])) for c in COLUMNS]  # every digit, as the CLI's json has it
+        assert texts == [f"{float(row[c]):.10g}" for c in COLUMNS]
+    # ground truth: the exact product x*Phi(x) and the two approximations in mpmath, at the float32 x
+    mpmath.mp.prec = 120
+    for texts, titles in zip(shown, full):
+        x = mpmath.mpf(float(titles[0]))
+        exact = x * mpmath.ncdf(x)
+        tanh = x / 2 * (1 + mpmath.tanh(mpmath.sqrt(2 / mpmath.pi) * (x + mpmath.mpf("0.044715") * x**3)))
+        sig = x / (1 + mpmath.exp(-mpmath.mpf("1.702") * x))
+        assert float(titles[1]) == mp_round(exact, np.float32)  # gelu_lab's float32 GELU is correctly rounded
+        assert abs(float(titles[2]) - float(tanh)) <= 0.5 * float(np.spacing(np.float32(abs(float(tanh))))) * 1.001
+        assert abs(float(titles[4]) - float(sig)) <= 0.5 * float(np.spacing(np.float32(abs(float(sig))))) * 1.001
+        assert float(titles[6]) == max(float(x), 0.0)
+    tab.log.check()
+
+
+def test_typing_and_dtype_move_table_url_and_code(tab, app_url, capsys):
+    open_page(tab, f"{app_url}/demo?lang=en")
+    submit(tab, "-2; 0.1, 3")
+    tab.wait_for_function("document.querySelectorAll('#demo-table-el tbody tr').length === 3")
+    tab.click("#demo-dtype")
+    tab.get_by_role("option", name="bfloat16", exact=True).click()
+    tab.wait_for_function("document.getElementById('demo-cli').innerText.includes('bfloat16')")
+    assert "dtype=bfloat16" in tab.url and "x=-2;" in tab.url.replace("%3B", ";")
+    _, shown, full = page_cells(tab)
+    # bfloat16 keeps 8 significant bits: 0.1 is stored as 0.10009765625
+    assert full[1][0] == repr(0.10009765625)
+    doc = json.loads(run_cli(capsys, "--x", "-2,0.1,3", "--dtype", "bfloat16", "--format", "json"))
+    assert full == [[repr(float(r[c])) for c in COLUMNS] for r in doc["rows"]]
+    assert text_of(tab, "demo-cli") == 'gelu-lab table --x="-2.0,0.1,3.0" --dtype bfloat16'
+    tab.log.check()
+
+
+def test_csv_download_is_the_cli_csv(tab, app_url, capsys):
+    xs = "-4,-1.5,0,0.25,60000,1e5"
+    open_page(tab, f"{app_url}/demo?x={xs}&dtype=float16&lang=en")
+    # 1e5 is beyond float16's 65504: stored as inf, and the page says so
+    assert "x = 100000" in text_of(tab, "demo-msg") and "inf" in text_of(tab, "demo-msg")
+    with tab.expect_download() as dl:
+        tab.click("#demo-csv-go")
+    assert dl.value.suggested_filename == "gelu-table-float16.csv"
+    got = open(dl.value.path(), encoding="utf-8").read()
+    assert got == run_cli(capsys, "--x", xs, "--dtype", "float16", "--format", "csv")
+    assert got.splitlines()[0] == ",".join(COLUMNS) and len(got.splitlines()) == 7
+    tab.log.check()
+
+
+def test_copied_code_prints_the_table(tab, app_url, context, capsys):
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=app_url)
+    open_page(tab, f"{app_url}/demo?x=-1,0.5,2&dtype=float32&lang=en")
+    tab.click("#demo-snippet-box .copy")
+    code = tab.evaluate("navigator.clipboard.readText()")
+    assert code.strip() == text_of(tab, "demo-snippet")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout
+    assert out == run_cli(capsys, "--x", "-1,0.5,2", "--dtype", "float32")
+    # the implementing functions are shown as their source
+    from gelu_lab import table
+
+    tab.click("summary:has-text('gelu_lab.table.comparison_table')")
+    assert "def comparison_table(" in text_of(tab, "demo-src-0") and text_of(tab, "demo-src-0") in open(table.__file__).read()
+    tab.log.check()
+
+
+BAD = [  # (typed text, message key, fill-ins)
+    ("", "empty", {}),
+    ("1, abc, 2", "not_number", {"raw": "abc"}),
+    ("10^400", "not_number", {"raw": "10^400"}),
+    ("1e400", "overflow", {"raw": "1e400", "max": f"{np.finfo(np.float64).max:.4g}"}),
+    ("0, nan", "non_finite", {"raw": "nan"}),
+    ("-inf", "non_finite", {"raw": "-inf"}),
+    (",".join(["0.5"] * 10_000), "too_many", {"n": "10000", "max": "100"}),
+]
+
+
+def test_bad_lists_give_a_message_and_keep_the_table(tab, app_url):
+    open_page(tab, f"{app_url}/demo?x=1,2&lang=en")
+    t = content.text("en", "demo")
+    before = page_cells(tab)
+    for text, key, args in BAD:
+        submit(tab, text)
+        expected = content.fill(t[f"msg.{key}"], **args)
+        assert wait_message(tab, expected) == expected, text[:20]
+        assert page_cells(tab) == before
+        submit(tab, "1,2")  # a good list between the bad ones clears the message
+        assert wait_message(tab, "") == ""
+    tab.log.check()
+
+
+def test_bad_url_in_chinese_shows_the_default_table(tab, app_url, capsys):
+    open_page(tab, f"{app_url}/demo?x=abc&dtype=float8&lang=zh")
+    check_basics(tab, "demo", "zh")
+    t = content.text("zh", "demo")
+    assert content.fill(t["msg.not_number"], raw="abc") in text_of(tab, "demo-msg")
+    assert "dtype" in tab.inner_text("#url-notes")  # the unknown dtype was repaired, and said so
+    doc = json.loads(run_cli(capsys, "--format", "json"))  # the default x list, float64
+    assert page_cells(tab)[2] == [[repr(float(r[c])) for c in COLUMNS] for r in doc["rows"]]
+    tab.log.check()
