@@ -27,7 +27,7 @@ PAGES = [
     Page("implementation", "/implementation"),
     Page("ffn", "/ffn", built=True),
     Page("bert", "/bert", built=True),
-    Page("demo", "/demo"),
+    Page("demo", "/demo", built=True),
     Page("misconceptions", "/misconceptions"),
     Page("interview", "/interview"),
 ]
