@@ -115,7 +115,8 @@ def _silu_grad2(x):
 
 
 def _elu(x):
-    return np.where(x > 0, x, ELU_ALPHA * np.expm1(np.minimum(x, 0.0)) + 0.0 * x)
+    # expm1 of x itself (not of min(x, 0), which turns -0 into +0): elu(-0) = -0, elu(-inf) = -alpha
+    return np.where(x > 0, x, ELU_ALPHA * np.expm1(np.where(x > 0, 0.0, x)))
 
 
 def _elu_grad(x):

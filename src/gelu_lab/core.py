@@ -5,7 +5,8 @@
     gelu_grad2(x, approximate=..., *, out=None)     d2GELU/dx2
 
 NumPy-ufunc-like: broadcasting; float16, bfloat16, float32 and float64 inputs
-keep their dtype; Python numbers, lists and integer arrays compute in float64;
+keep their dtype; Python numbers, lists, bool and integer arrays compute in
+float64; complex, text and object inputs raise TypeError;
 ``out=`` is filled and returned; nan and inf follow IEEE rules and no float
 input raises. A ``torch.Tensor`` input is handed to :mod:`gelu_lab.torch` and
 returns a tensor with autograd.
@@ -51,10 +52,15 @@ def _is_tensor(x) -> bool:
 
 
 def as_float_array(x) -> np.ndarray:
-    """x as an array of a float dtype: float formats kept, anything else float64."""
+    """x as an array of a float dtype: float formats kept, bool/int/other floats as float64.
+
+    Complex, text and object inputs raise TypeError (NumPy's ufuncs refuse them too).
+    """
     a = np.asarray(x)
     if a.dtype.name in FORMATS:
         return a
+    if a.dtype.kind not in "biuf":  # complex would lose its imaginary part, text would be parsed
+        raise TypeError(f"expected real numbers, got an array of {a.dtype}")
     return a.astype(np.float64)
 
 

@@ -84,7 +84,9 @@ def exp_neg_half_sq_parts(a):
     a = np.asarray(a, dtype=np.float64)
     hi, lo = two_prod(a, a)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        return np.exp(-0.25 * hi), np.exp(-0.5 * lo)
+        # |lo| <= ulp(hi)/2 exceeds 1 only where exp(-hi/4) is already 0; unclipped,
+        # exp(-lo/2) would overflow there (a > ~4e9) and 0 * inf would give nan
+        return np.exp(-0.25 * hi), np.exp(-0.5 * np.clip(lo, -1.0, 1.0))
 
 
 def exp_neg_half_sq(a):
@@ -297,7 +299,12 @@ def gelu_tanh_grad(x, c=TANH_CUBIC, k=SQRT_2_OVER_PI):
         # for |x| > 1e3, ss underflows to 0 while x*dz2 may be inf: the limit is 0
         term = np.where(np.abs(x) > 1e3, 0.0 * x, term)
         y = s + term
-        return np.where(x == -np.inf, -0.0, np.where(x == np.inf, 1.0, y))
+        return np.where(x == -np.inf, -0.0, np.where(x == np.inf, 1.0, _negative_zero_left(x, y)))
+
+
+def _negative_zero_left(x, y):
+    """y with its zeros left of the root made -0: both terms underflow there, the truth is negative."""
+    return np.where((x < 0) & (y == 0), -0.0, y)
 
 
 def gelu_tanh_grad2(x, c=TANH_CUBIC, k=SQRT_2_OVER_PI):
@@ -309,7 +316,8 @@ def gelu_tanh_grad2(x, c=TANH_CUBIC, k=SQRT_2_OVER_PI):
         dz = 2.0 * k * (1.0 + 3.0 * c * x * x)
         ddz = 2.0 * k * 6.0 * c * x
         y = ss * (2.0 * dz + x * ddz + x * dz * dz * (1.0 - 2.0 * s))
-        return np.where(np.abs(x) > 1e3, 0.0 * x, y)
+        # beyond |x| = 1e3 ss underflows while the bracket may be inf; the truth is negative on both sides
+        return np.where(np.abs(x) > 1e3, -0.0, y)
 
 
 def gelu_sigmoid(x, beta=SIGMOID_BETA):
@@ -327,7 +335,7 @@ def gelu_sigmoid_grad(x, beta=SIGMOID_BETA):
         s, ss = _sig_and_both(beta * x)
         term = np.where(np.abs(x) > 1e3, 0.0 * x, beta * x * ss)
         y = s + term
-        return np.where(x == -np.inf, -0.0, np.where(x == np.inf, 1.0, y))
+        return np.where(x == -np.inf, -0.0, np.where(x == np.inf, 1.0, _negative_zero_left(x, y)))
 
 
 def gelu_sigmoid_grad2(x, beta=SIGMOID_BETA):
@@ -336,4 +344,4 @@ def gelu_sigmoid_grad2(x, beta=SIGMOID_BETA):
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         s, ss = _sig_and_both(beta * x)
         y = beta * ss * (2.0 + beta * x * (1.0 - 2.0 * s))
-        return np.where(np.abs(x) > 1e3, 0.0 * x, y)
+        return np.where(np.abs(x) > 1e3, -0.0, y)  # as in gelu_tanh_grad2

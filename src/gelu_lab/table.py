@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import activations
-from .formats import format_of
+from .formats import format_of, round_to_format
 
 DEFAULT_X = (-3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0)
 COLUMNS = ["x", "gelu", "gelu_tanh", "tanh_abs_err", "gelu_sigmoid", "sigmoid_abs_err", "relu"]
@@ -35,20 +35,24 @@ def parse_x_list(text: str) -> list[float]:
 def comparison_table(xs=DEFAULT_X, dtype: str = "float64") -> list[dict]:
     """Rows of COLUMNS; errors are |approx - exact| in float64 of the dtype's values."""
     fmt = format_of(dtype)
-    x = np.asarray(xs, dtype=np.float64).astype(fmt.dtype)
+    x = round_to_format(np.asarray(xs, dtype=np.float64), fmt)  # once, no warning; beyond the range +-inf
     exact = activations.get("gelu").fn(x).astype(np.float64)
     tanh = activations.get("gelu_tanh").fn(x).astype(np.float64)
     sig = activations.get("gelu_sigmoid").fn(x).astype(np.float64)
     relu = activations.get("relu").fn(x).astype(np.float64)
     xv = x.astype(np.float64)
+
+    def err(a, b):  # equal values (equal infinities too) differ by 0, not by inf - inf = nan
+        return 0.0 if a == b else float(abs(a - b))
+
     return [
         {
             "x": float(xv[i]),
             "gelu": float(exact[i]),
             "gelu_tanh": float(tanh[i]),
-            "tanh_abs_err": float(abs(tanh[i] - exact[i])),
+            "tanh_abs_err": err(tanh[i], exact[i]),
             "gelu_sigmoid": float(sig[i]),
-            "sigmoid_abs_err": float(abs(sig[i] - exact[i])),
+            "sigmoid_abs_err": err(sig[i], exact[i]),
             "relu": float(relu[i]),
         }
         for i in range(len(xv))

@@ -33,7 +33,7 @@ def to_numpy(t: torch.Tensor) -> np.ndarray:
 
 def from_numpy(a: np.ndarray, like: torch.Tensor) -> torch.Tensor:
     """A tensor holding `a`, on like's device, in a's format."""
-    a = np.ascontiguousarray(a)
+    a = np.ascontiguousarray(a).reshape(np.shape(a))  # ascontiguousarray makes 0-d arrays 1-d
     if a.dtype == bfloat16:
         t = torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
     else:
@@ -75,6 +75,8 @@ class _Gelu(torch.autograd.Function):
 
 def apply(x: torch.Tensor, approximate: str, order: int, out=None) -> torch.Tensor:
     """Value (order 0), derivative (1) or second derivative (2) of a GELU form."""
+    if x.is_complex():
+        raise TypeError(f"expected real numbers, got a tensor of {x.dtype}")
     if not x.is_floating_point():
         x = x.to(torch.float64)
     y = [_Gelu.apply, _GeluGrad.apply, lambda t, a: _values(t, a, 2)][order](x, approximate)
