@@ -593,7 +593,7 @@ def measure(impl: Impl | str, dtype: str, mode: str = "exhaustive", *, sample: i
     summary is stored as result "summary". progress: a tqdm bar on stderr
     (None: only when stderr is a terminal).
     """
-    from tqdm import tqdm
+    from ..progress import bar as tqdm  # tqdm, mirrored to a background job's progress file
 
     impl = resolve(impl) if isinstance(impl, str) else impl
     p = plan(dtype, mode, sample=sample, seed=seed, interval=interval, chunk_bits=chunk_bits)

@@ -218,7 +218,7 @@ def run(names=None, sizes=DEFAULT_SIZES, threads=(1,), repeats: int = 5, progres
     elements per second, from the median) and vs_copy (its throughput over the
     roofline's at the same n and threads: copy is always measured too).
     """
-    from tqdm import tqdm
+    from ..progress import bar as tqdm  # tqdm, mirrored to a background job's progress file
 
     names = check_names(names or list(CASES))
     if "copy" not in names:
