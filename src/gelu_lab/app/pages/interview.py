@@ -1,0 +1,208 @@
+"""Interview questions: answers that quote figures, a Check button that computes them, a quiz.
+
+Each question is a card; its answer quotes figures (the stated values of
+:mod:`gelu_lab.analysis.interview`, or values computed once per process) and,
+where it has numbers, a Check button computes them now and shows them next to
+the stated ones. Quiz mode (``?quiz=on``) hides the answers: reveal one, say
+whether you knew it, and the score is kept in the page (a dcc.Store) until reset.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from dash import ALL, MATCH, Input, Output, State, callback, ctx, dcc, html
+
+from ...analysis import interview as iv
+from ...analysis import theory
+from ...figures import interview as figs
+from .. import content
+from ..components import graph, md, readout, readouts, section
+from ..state import Param
+
+QUIZ = Param("quiz", "off", choices=("off", "on"))
+PARAMS = [QUIZ]
+HIDDEN = {"display": "none"}
+SHOWN: dict = {}
+
+
+def _t(lang):
+    return content.text(lang, "interview")
+
+
+def _said(qid: str) -> dict:
+    """{key: text} for the answer of `qid`: the stated figure, or the value computed once."""
+    q = iv.QUESTIONS[qid]
+    if not q.quantities:
+        return {}
+    v = iv.values(qid)
+    return {s.key: s.stated if s.stated is not None else iv.show(v[s.key], s.fmt) for s in q.quantities}
+
+
+@functools.cache
+def _figures(lang):
+    t = _t(lang)
+    x = theory.grid(-4.0, 4.0, 0.01)
+    gates = iv.gate_curves(x)
+    gate = figs.lines_figure(
+        x, {k: g["y"] for k, g in gates.items()}, {k: content.fill(t[f"fig.gate.{k}"], c=f"{g['c']:.6f}") for k, g in gates.items()},
+        {"title": t["fig.gate.title"], "x": "x", "y": t["fig.gate.y"]},
+    )
+    xc = theory.grid(-12.0, 0.0, 0.02)
+    cancel = figs.lines_figure(
+        xc, iv.cancellation_curves(xc), {k: t[f"fig.cancel.{k}"] for k in ("naive_float32", "naive_float64", "erfc_float32", "erfc_float64")},
+        {"title": t["fig.cancel.title"], "x": "x", "y": t["fig.cancel.y"]}, log_y=True,
+    )
+    return {"gate": gate, "cancel": cancel}
+
+
+def result_table(rows: list[dict], t: dict) -> html.Table:
+    """The Check result: quantity, stated figure, computed value, and whether they agree."""
+    mark = {True: t["agree.yes"], False: t["agree.no"], None: "—"}
+    head = html.Tr([html.Th(t[f"col.{c}"]) for c in ("quantity", "stated", "computed", "agree")])
+    body = [
+        html.Tr([
+            html.Td(md(t[f"k.{r['key']}"]) if "$" in t[f"k.{r['key']}"] else t[f"k.{r['key']}"]),
+            html.Td(r["stated"] if r["stated"] is not None else "—", id=f"interview-s-{r['key']}"),
+            html.Td(iv.show(r["value"], r["fmt"]), id=f"interview-v-{r['key']}"),
+            html.Td(mark[r["agrees"]], id=f"interview-ok-{r['key']}", className=f"agree-{r['agrees']}".lower()),
+        ])
+        for r in rows
+    ]
+    return html.Table([html.Thead(head), html.Tbody(body)], className="values check-table")
+
+
+def _question(i: int, qid: str, t: dict, lang: str, quiz: bool):
+    q = iv.QUESTIONS[qid]
+    key = {"q": qid}
+    answer = [md(content.fill(t[f"a.{qid}"], n=f"{iv.DROPOUT_N:,}", **_said(qid)))]
+    if q.figure:
+        answer.append(graph(f"interview-fig-{q.figure}", _figures(lang)[q.figure]))
+    if q.quantities:
+        answer.append(html.Div([
+            html.Button(t["check"], id={"type": "interview-check", **key}, n_clicks=0, className="check-button"),
+            html.Span(t["check.note"], className="control-label"),
+        ], className="presets"))
+        answer.append(dcc.Loading(html.Div(id={"type": "interview-result", **key}, className="check-result"), type="dot"))
+    bar = html.Div([
+        html.Button(t["reveal"], id={"type": "interview-reveal", **key}, n_clicks=0),
+        html.Button(t["knew"], id={"type": "interview-knew", **key}, n_clicks=0, disabled=True),
+        html.Button(t["didnt"], id={"type": "interview-didnt", **key}, n_clicks=0, disabled=True),
+        html.Span("", id={"type": "interview-mark", **key}, className="quiz-mark"),
+    ], id={"type": "interview-bar", **key}, className="presets quiz-bar", style=SHOWN if quiz else HIDDEN)
+    return section(
+        html.H2(f"{i}. {t[f'q.{qid}']}"),
+        bar,
+        html.Div(answer, id={"type": "interview-answer", **key}, className="answer", style=HIDDEN if quiz else SHOWN),
+        id=f"interview-q-{qid}",
+    )
+
+
+# --------------------------------------------------------------------------
+# the quiz: state {"revealed": [qid], "marks": {qid: "knew" | "didnt"}}
+
+
+def quiz_step(data: dict | None, trigger) -> dict:
+    """The quiz state after one click: trigger is "reset" or (action, qid) with action
+    reveal / knew / didnt. Marking reveals; a second mark of a question replaces the first."""
+    data = {"revealed": list((data or {}).get("revealed", [])), "marks": dict((data or {}).get("marks", {}))}
+    if trigger == "reset":
+        return {"revealed": [], "marks": {}}
+    action, qid = trigger
+    if qid not in iv.QUESTIONS or action not in ("reveal", "knew", "didnt"):
+        return data
+    if qid not in data["revealed"]:
+        data["revealed"].append(qid)
+    if action != "reveal":
+        data["marks"][qid] = action
+    return data
+
+
+def score(data: dict | None) -> dict:
+    """{"knew", "didnt", "left"}: counts over the questions."""
+    marks = (data or {}).get("marks", {})
+    knew = sum(1 for v in marks.values() if v == "knew")
+    didnt = sum(1 for v in marks.values() if v == "didnt")
+    return {"knew": knew, "didnt": didnt, "left": len(iv.QUESTIONS) - knew - didnt}
+
+
+def layout(state, lang):
+    t = _t(lang)
+    quiz = state["quiz"] == "on"
+    s = score(None)
+    return html.Div(
+        [
+            html.H1(t["title"]),
+            md(t["intro"]),
+            section(
+                html.Div([
+                    html.Label(t["quiz.label"], htmlFor="interview-quiz", className="control-label"),
+                    dcc.RadioItems(id="interview-quiz", options=[{"label": t[f"quiz.{v}"], "value": v} for v in QUIZ.choices],
+                                   value=state["quiz"], inline=True, className="quiz-toggle"),
+                ], className="control"),
+                html.Div([
+                    readouts(readout("interview-knew-n", t["score.knew"], str(s["knew"])), readout("interview-didnt-n", t["score.didnt"], str(s["didnt"])),
+                             readout("interview-left-n", t["score.left"], str(s["left"]))),
+                    html.Button(t["reset"], id="interview-reset", n_clicks=0),
+                ], id="interview-score", className="presets", style=SHOWN if quiz else HIDDEN),
+                md(t["quiz.text"]),
+                dcc.Store(id="interview-quizdata", data={"revealed": [], "marks": {}}),
+            ),
+            *[_question(i, qid, t, lang, quiz) for i, qid in enumerate(iv.QUESTIONS, 1)],
+            section(html.H2(t["sources.h"]), md(t["sources"])),
+        ]
+    )
+
+
+@callback(
+    Output("interview-quizdata", "data"),
+    Output({"type": "interview-answer", "q": ALL}, "style"),
+    Output({"type": "interview-bar", "q": ALL}, "style"),
+    Output({"type": "interview-knew", "q": ALL}, "disabled"),
+    Output({"type": "interview-didnt", "q": ALL}, "disabled"),
+    Output({"type": "interview-mark", "q": ALL}, "children"),
+    Output("interview-score", "style"),
+    Output("interview-knew-n", "children"),
+    Output("interview-didnt-n", "children"),
+    Output("interview-left-n", "children"),
+    Input({"type": "interview-reveal", "q": ALL}, "n_clicks"),
+    Input({"type": "interview-knew", "q": ALL}, "n_clicks"),
+    Input({"type": "interview-didnt", "q": ALL}, "n_clicks"),
+    Input("interview-reset", "n_clicks"),
+    Input("interview-quiz", "value"),
+    State("interview-quizdata", "data"),
+    State("lang", "data"),
+    prevent_initial_call=True,
+)
+def _quiz(_reveal, _knew, _didnt, _reset, quiz, data, lang):
+    trig = ctx.triggered_id
+    if trig == "interview-reset":
+        data = quiz_step(data, "reset")
+    elif isinstance(trig, dict):
+        data = quiz_step(data, (trig["type"].removeprefix("interview-"), trig["q"]))
+    t = _t(lang if lang in content.LANGS else content.DEFAULT_LANG)
+    on = quiz == "on"
+    qids = [o["id"]["q"] for o in ctx.outputs_list[1]]  # the cards in page order
+    revealed, marks = set(data["revealed"]), data["marks"]
+    s = score(data)
+    return (
+        data,
+        [SHOWN if (not on or q in revealed) else HIDDEN for q in qids],
+        [SHOWN if on else HIDDEN for _ in qids],
+        [q not in revealed for q in qids],
+        [q not in revealed for q in qids],
+        [t[f"mark.{marks[q]}"] if q in marks else "" for q in qids],
+        SHOWN if on else HIDDEN,
+        str(s["knew"]), str(s["didnt"]), str(s["left"]),
+    )
+
+
+@callback(
+    Output({"type": "interview-result", "q": MATCH}, "children"),
+    Input({"type": "interview-check", "q": MATCH}, "n_clicks"),
+    State("lang", "data"),
+    prevent_initial_call=True,
+)
+def _check(_n, lang):
+    t = _t(lang if lang in content.LANGS else content.DEFAULT_LANG)
+    return result_table(iv.check(ctx.triggered_id["q"]), t)

@@ -1,0 +1,260 @@
+"""The Interview page's checks (gelu_lab.analysis.interview): every computed figure
+against an independent computation here (mpmath, SciPy, brute force over the 16-bit
+formats, torch), the stated figures against the same, the quiz bookkeeping, and the
+content: at least 12 questions, the same blocks in zh and en."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from scipy import optimize, special
+
+from gelu_lab.analysis import interview as iv
+from gelu_lab.app import content
+from gelu_lab.formats import FORMATS
+
+mpmath.mp.dps = 40
+
+
+def mp_gelu(x):
+    x = mpmath.mpf(x)
+    return x * mpmath.ncdf(x)
+
+
+def mp_grad(x):
+    x = mpmath.mpf(x)
+    return mpmath.ncdf(x) + x * mpmath.npdf(x)
+
+
+def close(a, b, tol):
+    return abs(float(a) - float(b)) <= tol
+
+
+def computed(qid):
+    return {r["key"]: r["value"] for r in iv.check(qid)}
+
+
+def test_every_stated_figure_is_what_mpmath_gives():
+    """The figures an answer quotes, each against mpmath (not against the code under test)."""
+    x0 = mpmath.findroot(mp_grad, -0.75)
+    xm = mpmath.sqrt(2)
+    gate = lambda c: lambda x: 0.5 * (1 + mpmath.tanh(mpmath.sqrt(2 / mpmath.pi) * (x + c * x**3))) - mpmath.ncdf(x)  # noqa: E731
+    truth = {
+        "grad0": mp_grad(0), "grad2_0": 2 * mpmath.npdf(0), "min_x": x0, "min_y": mp_gelu(x0),
+        "gmax_x": xm, "gmax": mp_grad(xm), "gmin_x": -xm, "gmin": mp_grad(-xm), "gelu1": mp_gelu(1),
+        "gap": -mp_gelu(x0), "gap_x": -x0, "gap_10": -mp_gelu(x0) / 10, "sig_grad_max": mpmath.mpf(1) / 4,
+        "mean_gelu_grad": mpmath.quad(lambda z: mp_grad(z) * mpmath.npdf(z), [-mpmath.inf, 0, mpmath.inf]),
+    }
+    for qid, q in iv.QUESTIONS.items():
+        for s in q.quantities:
+            if s.key in truth:
+                assert iv.agrees(float(truth[s.key]), s.stated), (qid, s.key, s.stated, truth[s.key])
+    # with the classic c the two peaks of the gate error on x > 0 are equally high (minimax);
+    # with the series c they are not
+    k = mpmath.sqrt(2 / mpmath.pi)
+    for c, equal in ((mpmath.mpf("0.044715"), True), (2 / (3 * mpmath.pi) - mpmath.mpf(1) / 6, False)):
+        de = lambda x: 0.5 * k * (1 + 3 * c * x**2) / mpmath.cosh(k * (x + c * x**3)) ** 2 - mpmath.npdf(x)  # noqa: E731
+        xs = np.arange(0.05, 4.0, 0.05)
+        signs = np.sign([float(de(t)) for t in xs])
+        roots = [optimize.brentq(lambda t: float(de(t)), xs[i], xs[i + 1]) for i in np.flatnonzero(signs[:-1] != signs[1:])]
+        peaks = [abs(gate(c)(r)) for r in roots]
+        assert (len(peaks) == 2 and abs(peaks[0] - peaks[1]) < 1e-3 * peaks[0]) == equal
+
+
+def test_derivative_landmarks_match_mpmath():
+    v = computed("grad0") | computed("dip") | computed("grad_range")
+    x0 = mpmath.findroot(mp_grad, -0.75)
+    assert v["grad0"] == 0.5 and close(v["grad2_0"], mpmath.sqrt(2 / mpmath.pi), 1e-15)
+    assert (v["relu_left"], v["relu_right"]) == (0.0, 1.0)
+    assert close(v["min_x"], x0, 1e-12) and close(v["min_y"], mp_gelu(x0), 1e-15)
+    assert close(v["gmax_x"], math.sqrt(2), 1e-12) and close(v["gmax"], mp_grad(mpmath.sqrt(2)), 1e-14)
+    assert close(v["gmin"], 1 - v["gmax"], 1e-14)
+
+
+def test_dropout_monte_carlo_is_the_seeded_brute_force():
+    v = computed("dropout")
+    u = np.random.default_rng(iv.SEED).random(iv.DROPOUT_N)
+    draws = 1.0 * (u < float(mpmath.ncdf(1)))
+    assert close(v["mc_mean"], draws.mean(), 1e-12)
+    assert close(v["mc_se"], draws.std() / math.sqrt(iv.DROPOUT_N), 1e-9)
+    assert close(v["gelu1"], mp_gelu(1), 1e-15) and v["dropout1"] == pytest.approx(0.9)
+    assert abs(v["mc_mean"] - v["gelu1"]) < 4 * v["mc_se"]
+
+
+def _mp_max(f, a, b):
+    """max |f| on [a, b]: grid of step 0.01, then mpmath's root of f' at the top peak."""
+    x = [a + 0.01 * i for i in range(int(round((b - a) / 0.01)) + 1)]
+    i = max(range(len(x)), key=lambda j: abs(f(mpmath.mpf(x[j]))))
+    t = mpmath.findroot(lambda s: mpmath.diff(f, s), x[i])
+    return abs(f(t)), abs(t)
+
+
+def test_approximation_gaps_match_mpmath():
+    k = mpmath.sqrt(2 / mpmath.pi)
+    tanh_err = lambda x: 0.5 * x * (1 + mpmath.tanh(k * (x + mpmath.mpf("0.044715") * x**3))) - mp_gelu(x)  # noqa: E731
+    silu_err = lambda x: x / (1 + mpmath.exp(-x)) - mp_gelu(x)  # noqa: E731
+    quick_err = lambda x: x / (1 + mpmath.exp(-mpmath.mpf("1.702") * x)) - mp_gelu(x)  # noqa: E731
+    v = computed("tanh_vs_erf") | computed("silu")
+    m, at = _mp_max(tanh_err, 0, 4)
+    assert close(v["tanh_max"], m, 1e-12) and close(v["tanh_x"], at, 1e-6)
+    m, at = _mp_max(silu_err, 0, 4)
+    assert close(v["silu_max"], m, 1e-12) and close(v["silu_x"], at, 1e-6)
+    assert close(v["quick_max"], _mp_max(quick_err, -4, 4)[0], 1e-12)
+    assert close(v["sigmoid_max"], v["quick_max"], 1e-15)
+
+
+def test_minimax_gate_constants_are_independent_scipy_fits():
+    """c and beta minimising max |gate - Phi|, found here by a plain dense-grid minimax."""
+    x = np.linspace(0, 6, 60001)  # the gate errors are odd: [0, 6] covers [-4, 4]'s peaks
+    Phi = special.ndtr(x)
+    tanh_obj = lambda c: np.max(np.abs(0.5 * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + c * x**3))) - Phi))  # noqa: E731
+    sig_obj = lambda b: np.max(np.abs(special.expit(b * x) - Phi))  # noqa: E731
+    c = optimize.minimize_scalar(tanh_obj, bounds=(0.03, 0.06), method="bounded", options={"xatol": 1e-10}).x
+    b = optimize.minimize_scalar(sig_obj, bounds=(1.0, 2.5), method="bounded", options={"xatol": 1e-10}).x
+    v = computed("c044715") | computed("silu")
+    assert close(v["c_gate"], c, 2e-7) and close(v["beta_gate"], b, 2e-6)
+    assert close(v["gate_max"], tanh_obj(c), 1e-8) and close(v["beta_gate_max"], sig_obj(b), 1e-8)
+    assert close(v["c_series"], 2 / (3 * math.pi) - 1 / 6, 1e-16)
+    assert round(v["c_gate"], 6) == 0.044715 and round(v["beta_gate"], 3) == 1.702
+    assert v["gelu_max_fit"] < v["gelu_max_classic"]  # the GELU fit beats 0.044715 on GELU itself
+
+
+def test_sigmoid_and_dead_unit_figures():
+    v = computed("sigmoid_ffn") | computed("dead_relu")
+    sig = lambda t: 1 / (1 + mpmath.exp(-t))  # noqa: E731
+    mean_sig_grad = mpmath.quad(lambda z: sig(z) * (1 - sig(z)) * mpmath.npdf(z), [-mpmath.inf, 0, mpmath.inf])
+    assert close(v["mean_sig_grad"], mean_sig_grad, 1e-10) and close(v["mean_gelu_grad"], 0.5, 1e-10)
+    assert close(v["sig_4"], sig(4), 1e-15) and close(v["gelu_4"], mp_gelu(4), 1e-14) and v["sig0"] == 0.5
+    z = np.random.default_rng(0).normal(0.0, 1.0, 1000)
+    assert v["relu_dead"] == np.mean(z <= 0) and v["gelu_dead"] == 0.0 and v["p_dead"] == 0.5
+    # GELU' underflows to 0 where x phi(x) + Phi(x) drops below half the smallest subnormal
+    for key, tiny in (("edge64", mpmath.mpf(2) ** -1075), ("edge32", mpmath.mpf(2) ** -150)):
+        edge = mpmath.findroot(lambda t: -mp_grad(t) - tiny, v[key])  # GELU' < 0 there
+        assert abs(v[key] - float(edge)) < 1e-3 * abs(float(edge)), key
+
+
+def test_cancellation_figures():
+    v = computed("cancellation")
+    assert close(v["true_m10"], mp_gelu(-10), 1e-36) and v["naive_m10"] == 0.0 and v["naive_rel"] == 1.0
+    assert v["erfc_rel"] < 1e-13
+    # naive form is 0 where erf(x/sqrt2) rounds to -1: 1 + erf < half an ulp of 1 below 1
+    for key, half in (("naive_edge64", 2.0**-54), ("naive_edge32", 2.0**-25)):
+        edge = float(mpmath.findroot(lambda t: 2 * mpmath.ncdf(t) - half, v[key]))
+        assert abs(v[key] - edge) < 5e-3, (key, v[key], edge)
+    x = np.array([-9.0, -6.0, -1.0])
+    assert np.all(iv.naive_gelu(x[:1]) == 0) and np.all(iv.naive_gelu(x[:2], "float32") == 0)
+
+
+def test_framework_names_and_torch_default():
+    import torch
+
+    v = computed("bert")
+    assert v["torch_default"] == torch.nn.GELU().approximate == "none"
+    y = float(torch.nn.GELU()(torch.tensor([1.0], dtype=torch.float64)))
+    assert close(y, mp_gelu(1), 1e-15)  # the exact form: the tanh form is 1.6e-4 away at x = 1
+    assert (v["hf_gelu"], v["hf_gelu_new"], v["hf_pytorch_tanh"], v["hf_quick"]) == ("gelu", "gelu_tanh", "gelu_tanh", "gelu_sigmoid")
+
+
+def _all(dtype):
+    return np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(FORMATS[dtype].dtype)
+
+
+def _rounded(f64, x, fmt, exact):
+    """f rounded to the format: float64 values rounded by ml_dtypes; where the float64
+    value is within 1e-13 (relative) of a rounding midpoint, the mpmath value decides."""
+    with np.errstate(all="ignore"):
+        y = f64(x.astype(np.float64))
+        r = y.astype(fmt.dtype)
+        lo, hi = r.astype(np.float64), np.nextafter(r, np.inf).astype(np.float64)
+        near = np.isfinite(y) & (y != 0) & (np.abs(np.abs(y - lo) - np.abs(y - hi)) < 1e-13 * np.abs(y) + 1e-320)
+    for i in np.flatnonzero(near):
+        r[i] = fmt.dtype.type(float(exact(mpmath.mpf(float(x[i])))))  # mpmath -> nearest double -> format
+    return r
+
+
+def test_16bit_counts_by_brute_force():
+    from gelu_lab.reference import correctly_rounded
+
+    v = computed("tanh_vs_erf") | computed("bf16")
+    k = math.sqrt(2 / math.pi)
+    exact = lambda x: 0.5 * x * special.erfc(-x / math.sqrt(2))  # noqa: E731
+    tanh = lambda x: x * special.expit(2 * k * (x + 0.044715 * x**3))  # noqa: E731
+    for dt in ("bfloat16", "float16"):
+        x, fmt = _all(dt), FORMATS[dt]
+        a = _rounded(exact, x, fmt, mp_gelu).astype(np.float64)
+        b = _rounded(tanh, x, fmt, lambda t: 0.5 * t * (1 + mpmath.tanh(mpmath.sqrt(2 / mpmath.pi) * (t + mpmath.mpf("0.044715") * t**3)))).astype(np.float64)
+        same = (a == b) | (np.isnan(a) & np.isnan(b))
+        assert v[f"differ_{dt}"] == np.count_nonzero(~same), dt
+    x = _all("bfloat16")
+    with np.errstate(invalid="ignore"):
+        xf = x.astype(np.float64)
+    y = correctly_rounded("gelu", x).astype(np.float64)
+    zero = (y == 0) & (xf != 0) & np.isfinite(xf)
+    assert v["bf16_zero"] == np.count_nonzero(zero) == v["bf16_zero_tail"] + v["bf16_zero_tiny"]
+    # the tail: every bfloat16 x at or below the edge gives 0, the next one above does not
+    tail = xf[np.isfinite(xf) & (xf < -1)]
+    assert np.all(y[np.isfinite(xf) & (xf <= v["bf16_zero_edge"])] == 0)
+    assert float(mp_gelu(tail[tail > v["bf16_zero_edge"]].max())) < -2.0**-134 / 1.0  # above the edge: not below half the min subnormal
+
+
+def _ordered(a):
+    bits = a.view(np.uint16).astype(np.int64)
+    return np.where(bits & 0x8000, -(bits & 0x7FFF), bits)
+
+
+def test_torch_bf16_ulp_figures_by_brute_force():
+    import torch
+
+    from gelu_lab.reference import correctly_rounded
+
+    v = computed("bf16")
+    x = _all("bfloat16")
+    want = correctly_rounded("gelu", x)
+    got = torch.nn.functional.gelu(torch.from_numpy(x.view(np.uint16).astype(np.int16)).view(torch.bfloat16)).view(torch.int16).numpy().astype(np.uint16).view(x.dtype)
+    with np.errstate(invalid="ignore"):
+        g, w = got.astype(np.float64), want.astype(np.float64)
+    flush = (g == 0) & (w != 0)  # counted apart (no ULP distance), as the measurement does
+    ok = np.isfinite(g) & np.isfinite(w) & ~flush
+    ulp = np.abs(_ordered(got) - _ordered(want))[ok]
+    assert v["torch_max_ulp"] == ulp.max()
+    assert v["torch_flush"] == np.count_nonzero(flush & np.isfinite(w))
+    assert v["torch_version"] == torch.__version__
+    assert v["ours_max_ulp"] == 0
+
+
+def test_agrees_uses_half_a_unit_of_the_last_stated_digit():
+    assert iv.agrees(-0.16997, "-0.1700") and not iv.agrees(-0.16994, "-0.1700")
+    assert iv.agrees(0.534, "0.5") and not iv.agrees(0.56, "0.5")
+    assert iv.agrees("none", "none") and not iv.agrees("tanh", "none") and iv.agrees(1.0, None) is None
+    assert iv.show(-0.0000001, ".4f") == "0.0000" and iv.show(12, "d") == "12"
+    with pytest.raises(ValueError):
+        iv.check("nope")
+
+
+def test_quiz_steps_and_score():
+    from gelu_lab.app.pages.interview import quiz_step, score
+
+    d = None
+    for trig in [("reveal", "grad0"), ("knew", "grad0"), ("didnt", "dip"), ("knew", "bf16"), ("didnt", "bf16"), ("reveal", "silu"), ("bogus", "x")]:
+        d = quiz_step(d, trig)
+    assert score(d) == {"knew": 1, "didnt": 2, "left": len(iv.QUESTIONS) - 3}
+    assert set(d["revealed"]) == {"grad0", "dip", "bf16", "silu"}
+    assert score(quiz_step(d, "reset")) == {"knew": 0, "didnt": 0, "left": len(iv.QUESTIONS)}
+
+
+def test_content_has_every_question_in_both_languages():
+    en, zh = content.text("en", "interview"), content.text("zh", "interview")
+    assert set(en) == set(zh)
+    assert len(iv.QUESTIONS) >= 12
+    for qid, q in iv.QUESTIONS.items():
+        for t in (en, zh):
+            assert t[f"q.{qid}"] and t[f"a.{qid}"]
+            for k in q.keys:
+                assert t[f"k.{k}"]
+        # every figure an answer quotes is a quantity of the question, and vice versa the stated ones appear
+        for s in q.quantities:
+            if s.stated is not None:
+                assert "{" + s.key + "}" in en[f"a.{qid}"] and "{" + s.key + "}" in zh[f"a.{qid}"], (qid, s.key)
