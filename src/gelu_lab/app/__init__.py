@@ -61,11 +61,35 @@ def create_app() -> dash.Dash:
         update_title=None,
         compress=False,
     )
+    _serve_partial_plotly()
     pages = {p.slug: page_module(p.slug) for p in registry.PAGES if p.built}
     app.layout = shell.layout(pages)
     shell.register(pages)
     _never_500(app.server)
     return app
+
+
+PLOTLY_BUNDLE = "app/vendor/plotly-cartesian.min.js"
+# trace types in that bundle (vendor/README.md); tests/test_app_bundle.py checks every figure against it
+BUNDLE_TRACES = frozenset({"bar", "box", "contour", "heatmap", "histogram", "histogram2d", "histogram2dcontour",
+                           "image", "pie", "scatter", "scatterternary", "violin"})
+
+
+def _serve_partial_plotly():
+    """Make dcc.Graph load the vendored cartesian plotly.js bundle (1.5 MB) instead of the full one (4.8 MB).
+
+    Dash registers plotly.py's plotly.min.js as an eager async resource of dcc;
+    that entry becomes a plain script tag for the same plotly.js version's
+    partial bundle in this package, so ``window.Plotly`` exists before any
+    graph mounts (dcc.Graph only fetches plotly.min.js when it does not). Cold
+    page loads spend most of their time parsing this file.
+    """
+    from dash import dcc
+
+    for res in dcc._js_dist:
+        if res.get("relative_package_path") == "package_data/plotly.min.js":
+            res.update(namespace="gelu_lab", relative_package_path=PLOTLY_BUNDLE)
+            res.pop("async", None)
 
 
 def _never_500(server):
