@@ -145,3 +145,24 @@ def test_sentence_box_functions(bert):
         P.preactivations(bert, "   ")
     with pytest.raises(P.ProbeError):
         P.neighbours(bert, "y" * 100000, pool, emb)
+
+
+def test_subset_runs_the_costly_variants_on_spread_sentences_and_plan_counts_progress(bert):
+    assert P.subset_indices(500) == sorted(set(P.subset_indices(500))) and len(P.subset_indices(500)) == P.SUBSET
+    assert P.subset_indices(500)[0] == 0 and P.subset_indices(500)[-1] >= 490  # spread over the whole input
+    assert P.subset_indices(4) == [0, 1, 2, 3]
+    done = []
+    r = P.probe(SENTENCES, precisions=["bfloat16"], subset=3, progress=done.append)
+    assert sum(done) == P.plan(len(SENTENCES), precisions=["bfloat16"], subset=3)
+    sub = P.subset_indices(len(SENTENCES), 3)
+    assert r["subset"]["sentences"] == len(sub) == 3
+    base = P.embed(bert, SENTENCES)
+    for row in r["swaps"]:
+        assert row["sentences"] == (len(SENTENCES) if row["layer"] == "all" else 3)
+    # a one-layer row == the swapped model run directly on the subset (independent of the replay cache)
+    row = next(w for w in r["swaps"] if w["activation"] == "relu" and w["layer"] == 2)
+    with P.swapped(bert[1], "relu", [2]):
+        direct = P.agreement(base[sub], P.embed(bert, [SENTENCES[i] for i in sub]))
+    for key in ("cos_mean", "cos_min", "spearman", "nn_top1"):
+        assert abs(row[key] - direct[key]) < 1e-5, key
+    assert r["precision"][0]["sentences"] == 3 and r["precision"][-1]["sentences"] == len(SENTENCES)

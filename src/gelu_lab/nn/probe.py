@@ -33,7 +33,11 @@ most ``ks_resolution`` (the largest model-CDF step over one bin, about
 
 A one-layer swap leaves every layer below it untouched, so it is replayed from
 the cached input of its layer (``_Replay``) instead of the whole model: a sweep
-over 6 layers then costs 3.5 forward passes, not 6.
+over 6 layers then costs 3.5 forward passes, not 6. The sweeps and the
+bfloat16/float16 models (slow without native bf16 matmuls) run on SUBSET = 128
+sentences spread evenly over the input, batched first so their cached batches
+are replayed alone; the statistics and the all-layer swaps use every sentence.
+That keeps the default probe (500 sentences) within two minutes on two cores.
 
 References: W. Wang et al., "MiniLM" (2020); N. Reimers and I. Gurevych,
 "Sentence-BERT" (2019); D. Hendrycks and K. Gimpel, "GELUs" (2016).
@@ -63,6 +67,10 @@ DEFAULT_SENTENCES = 500
 MAX_TOKENS = 256  # the model's max_seq_length (sentence_bert_config.json)
 MAX_CHARS = 2000  # longer "sentences" are refused, not silently truncated
 BATCH = 64
+# one-layer swaps (21 layer passes per activation) and the bfloat16/float16 models
+# (no native bf16 matmul on AVX2: ~7x slower) run on this many of the sentences,
+# spread evenly over the input; the statistics and the all-layer swaps use all
+SUBSET = 128
 
 # the fine histogram behind the KS distances: bins of 1/1024 on [-32, 32)
 H_LO, H_HI, H_STEP = -32.0, 32.0, 1.0 / 1024  # symmetric: bin index = floor(x / step) + H_BINS / 2
@@ -168,9 +176,9 @@ def read_text(path) -> list[str]:
     return check_sentences(lines, str(path))
 
 
-def _batches(tok, sentences, batch=BATCH):
-    """(indices, encoding) batches, sentences grouped by length so padding stays small."""
-    order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
+def _batches(tok, sentences, batch=BATCH, which=None):
+    """(indices, encoding) batches of sentences[which] (default all), grouped by length so padding stays small."""
+    order = sorted(range(len(sentences)) if which is None else which, key=lambda i: len(sentences[i]))
     for k in range(0, len(order), batch):
         idx = order[k : k + batch]
         enc = tok([sentences[i] for i in idx], padding=True, truncation=True, max_length=MAX_TOKENS, return_tensors="pt")
@@ -279,11 +287,12 @@ class _Replay:
         self.batches.append((idx, mask))
 
     @torch.inference_mode()
-    def run(self, k: int, n: int, on_batch=None) -> torch.Tensor:
-        """Embeddings [n, hidden] from layers k.. on, in input order."""
+    def run(self, k: int, n: int, on_batch=None, batches=None) -> torch.Tensor:
+        """Embeddings [n, hidden] from layers k.. on, in input order; only the first
+        `batches` recorded batches if given (the other rows are then left unset)."""
         ls = layers(self.model)
         out = torch.empty(n, self.model.config.hidden_size)
-        for (idx, mask), calls in zip(self.batches, self.calls):
+        for (idx, mask), calls in list(zip(self.batches, self.calls))[:batches]:
             args, kwargs = calls[k]
             h = args[0]
             for j in range(k, len(ls)):
@@ -424,11 +433,17 @@ class CountingGELU(nn.Module):
 # --- the probe ------------------------------------------------------------
 
 
-def probe(sentences, *, swaps=tuple(SWAPS), per_layer: bool = True, precisions=None, progress=None) -> dict:
+def subset_indices(n: int, m: int = SUBSET) -> list[int]:
+    """min(n, m) indices spread evenly over range(n): the sentences of the costly variants."""
+    return sorted({(i * n) // m for i in range(m)}) if n > m else list(range(n))
+
+
+def probe(sentences, *, swaps=tuple(SWAPS), per_layer: bool = True, precisions=None, progress=None, subset: int = SUBSET) -> dict:
     """Run every measurement on `sentences`; returns a JSON-able dict (see module docstring).
 
     precisions: model dtypes to compare with float32 (default bfloat16, plus
-    float16 where the CPU has it). progress(k) is called after each batch with
+    float16 where the CPU has it). The one-layer swaps and those models run on
+    ``subset_indices(n, subset)`` (all sentences when n <= subset). progress(k) is called after each batch with
     the sentence-layers it ran (tqdm's update); ``plan(n, ...)`` gives the total.
     Results do not depend on the batch grouping beyond float32 rounding.
     """
@@ -444,13 +459,18 @@ def probe(sentences, *, swaps=tuple(SWAPS), per_layer: bool = True, precisions=N
     nl = len(layers(model))
     timings = {"load_s": time.perf_counter() - wall0, "threads": torch.get_num_threads()}  # before numba's OpenMP can change it
 
-    # 1. the untouched model: statistics from the hooks, layer inputs for replays, embeddings
+    # 1. the untouched model: statistics from the hooks, layer inputs for replays, embeddings.
+    # The subset's sentences are batched first, so replaying its batches alone is cheap.
     t0 = time.perf_counter()
     st = [LayerStats(model.config.intermediate_size) for _ in range(nl)]
     replay = _Replay(model)
     base = torch.empty(n, model.config.hidden_size)
+    sub = subset_indices(n, subset)
+    sub_set = set(sub)
+    sub_batches = -(-len(sub) // BATCH)
+    batches = [*_batches(tok, sentences, which=sub), *_batches(tok, sentences, which=[i for i in range(n) if i not in sub_set])]
     with torch.inference_mode(), hooked(model, lambda i, x: st[i].add(x)), replay.recording():
-        for idx, enc in _batches(tok, sentences):
+        for idx, enc in batches:
             replay.add_batch(idx, enc["attention_mask"])
             base[idx] = mean_pool(model(**enc).last_hidden_state, enc["attention_mask"])
             step(len(idx) * nl)
@@ -462,20 +482,20 @@ def probe(sentences, *, swaps=tuple(SWAPS), per_layer: bool = True, precisions=N
     for name in swaps:
         with swapped(model, name):
             emb = replay.run(0, n, step)
-        swap_rows.append({"activation": name, "layer": "all", **agreement(base, emb)})
+        swap_rows.append({"activation": name, "layer": "all", "sentences": n, **agreement(base, emb)})
         if per_layer:
             for k in range(nl):
                 with swapped(model, name, [k]):
-                    emb = replay.run(k, n, step)
-                swap_rows.append({"activation": name, "layer": k, **agreement(base, emb)})
+                    emb = replay.run(k, n, step, batches=sub_batches)
+                swap_rows.append({"activation": name, "layer": k, "sentences": len(sub), **agreement(base[sub], emb[sub])})
     timings["swaps_s"] = time.perf_counter() - t0
 
     # 3. precision: the model in other formats, and correctly rounded GELU in float32
     t0 = time.perf_counter()
     prec_rows = []
     for dt in precisions:
-        emb = embed(load(dt), sentences, on_batch=lambda b: step(b * nl))
-        prec_rows.append({"variant": f"model in {dt}", "dtype": dt, **agreement(base, emb)})
+        emb = embed(load(dt), [sentences[i] for i in sub], on_batch=lambda b: step(b * nl))
+        prec_rows.append({"variant": f"model in {dt}", "dtype": dt, "sentences": len(sub), **agreement(base[sub], emb)})
     counter = CountingGELU()
     with swapped(model, counter):
         emb = replay.run(0, n, step)
@@ -483,6 +503,7 @@ def probe(sentences, *, swaps=tuple(SWAPS), per_layer: bool = True, precisions=N
         {
             "variant": "gelu_lab correctly rounded GELU",
             "dtype": "float32",
+            "sentences": n,
             **agreement(base, emb),
             "values": counter.values,
             "share_torch_differs": counter.differ / max(counter.values, 1),
@@ -503,6 +524,7 @@ def probe(sentences, *, swaps=tuple(SWAPS), per_layer: bool = True, precisions=N
         "model_package": f"{PACKAGE} {model_pkg_version}",
         "transformers": transformers.__version__,
         "n_sentences": n,
+        "subset": {"sentences": len(sub), "used_for": ["one-layer swaps", "bfloat16/float16 model"]},
         "tokens": st[0].n // model.config.intermediate_size,
         "sentences": sentences,
         "layers": [s.summary() for s in st],
@@ -513,12 +535,13 @@ def probe(sentences, *, swaps=tuple(SWAPS), per_layer: bool = True, precisions=N
     }
 
 
-def plan(n: int, swaps=tuple(SWAPS), per_layer=True, precisions=None, nl: int = 6) -> int:
+def plan(n: int, swaps=tuple(SWAPS), per_layer=True, precisions=None, nl: int = 6, subset: int = SUBSET) -> int:
     """Sentence-layers `probe` will report to `progress` (the progress bar's total)."""
     if precisions is None:
         precisions = ["bfloat16"] + (["float16"] if float16_supported()[0] else [])
-    per_swap = n * nl + (n * nl * (nl + 1) // 2 if per_layer else 0)
-    return n * nl + len(swaps) * per_swap + n * nl * (len(precisions) + 1)
+    m = len(subset_indices(n, subset))
+    per_swap = n * nl + (m * nl * (nl + 1) // 2 if per_layer else 0)
+    return n * nl + len(swaps) * per_swap + m * nl * len(precisions) + n * nl
 
 
 # --- one sentence (the page's sentence box) ---------------------------------

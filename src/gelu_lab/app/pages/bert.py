@@ -147,6 +147,7 @@ def _summary_values(res, names):
     bf = next((p for p in res["precision"] if p["dtype"] == "bfloat16"), None)
     v = {
         "n": str(res["n_sentences"]), "tokens": str(res["tokens"]),
+        "sub": str(res.get("subset", {}).get("sentences", res["n_sentences"])),
         "means": _range([x["mean"] for x in L], lambda m: fmt(m, 2)),
         "neg": _range([x["share_negative"] for x in L], lambda s: _pct(s, 0)),
         "ks_std": _range([x["ks_std_normal"] for x in L], lambda s: fmt(s, 2)),
