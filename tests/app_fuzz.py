@@ -11,8 +11,9 @@ callback is answered 204 (the page keeps its state) and logged, not shown.
 
 Everything is generated from the pages' own ``PARAMS`` and from
 :data:`gelu_lab.app.registry.PAGES`, so a page switched on is fuzzed with no
-change here. The only control left alone is the one that starts a training job
-(minutes of CPU per click); the FFN page's tests click it on purpose.
+change here. The only controls left alone are the buttons of class ``run-button``,
+which start background jobs (training, exhaustive sweeps: minutes of CPU per
+click); each page's own tests click them on purpose.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from urllib.parse import quote, urlsplit
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from app_browser import Log, _new_tab  # noqa: E402
 
-SKIP_IDS = {"ffn-run-go"}  # starts a training run in a background process
+SKIP = ".run-button"  # buttons that start a background job (training, exhaustive sweeps): minutes of CPU per click
 LONG = "9" * 10_000  # a 10 kB value
 
 # typed into boxes and put into the query string: numbers out of every range, not
@@ -177,7 +178,7 @@ MARK = """([sel, skip]) => {
   for (const e of document.querySelectorAll(sel)) {
     const r = e.getBoundingClientRect();
     if (!(r.width > 0 && r.height > 0) || getComputedStyle(e).visibility === 'hidden') continue;
-    if (skip.includes(e.id) || e.closest('.modebar') || e.hasAttribute('download')) continue;  // a file download, not the app
+    if (e.closest(skip) || e.closest('.modebar') || e.hasAttribute('download')) continue;  // a job, or a file download
     // a link out of the app: the browser has no network to follow it
     if (e.tagName === 'A' && e.href && !['127.0.0.1', 'localhost'].includes(new URL(e.href, location.href).hostname)) continue;
     e.setAttribute('data-fuzz', String(out.length));
@@ -189,7 +190,7 @@ MARK = """([sel, skip]) => {
 
 def _pick(page, rng: random.Random, selector: str):
     """(locator, input type) of a random visible element matching selector, or (None, None)."""
-    types = page.evaluate(MARK, [selector, sorted(SKIP_IDS)])
+    types = page.evaluate(MARK, [selector, SKIP])
     if not types:
         return None, None
     k = rng.randrange(len(types))
@@ -299,6 +300,10 @@ def main() -> int:
     ap.add_argument("--http", type=int, default=50, help="junk URLs per page over plain HTTP")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
+    import os
+    import tempfile
+
+    os.environ.setdefault("GELU_LAB_DATA", tempfile.mkdtemp(prefix="gelu-lab-fuzz-"))  # never the reader's own store
     from playwright.sync_api import sync_playwright
 
     from app_browser import ARGS, CHROMIUM, serve_in_thread
