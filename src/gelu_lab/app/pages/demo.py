@@ -93,13 +93,7 @@ def cli_line(xs, dtype: str, fmt: str = "text") -> str:
 
 def csv_text(xs, dtype: str) -> str:
     """What `gelu-lab table --format csv` prints (emit's text plus print's newline)."""
-    return emit(rows(xs, dtype), T.COLUMNS, "csv") + "\n"
-
-
-def rows(xs, dtype: str) -> list[dict]:
-    """comparison_table, quietly: a float16 overflow to inf (and inf - inf) is expected here, not a warning."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        return T.comparison_table(xs, dtype)
+    return emit(T.comparison_table(xs, dtype), T.COLUMNS, "csv") + "\n"
 
 
 @functools.cache
@@ -120,13 +114,13 @@ def _table(table_rows) -> html.Table:
 
 def view(xs, dtype: str, t: dict):
     """(table, figure, snippet, cli line, note) for a valid x list."""
-    rows_ = rows(xs, dtype)
+    rows = T.comparison_table(xs, dtype)
     labels = {"title": content.fill(t["fig.title"], dtype=dtype), "x": "x", "y": t["fig.y"], "err": t["fig.err"],
               **{c: t[f"col.{c}"] for c in (*figs.VALUES, *(c for c, _ in figs.ERRORS))}}
     # a finite x beyond the dtype's range is stored as inf: the table shows it, the page says why
-    inf = [v for v, r in zip(xs, rows_) if not math.isfinite(r["x"])]
+    inf = [v for v, r in zip(xs, rows) if not math.isfinite(r["x"])]
     note = content.fill(t["msg.dtype_inf"], dtype=dtype, values=", ".join(f"{v:g}" for v in inf[:5])) if inf else ""
-    return _table(rows_), figs.table_figure(rows_, labels), snippet(xs, dtype), cli_line(xs, dtype), note
+    return _table(rows), figs.table_figure(rows, labels), snippet(xs, dtype), cli_line(xs, dtype), note
 
 
 def layout(state, lang):

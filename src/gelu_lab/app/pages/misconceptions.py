@@ -1,0 +1,307 @@
+"""Misconceptions: one card per claim of :mod:`gelu_lab.analysis.claims`, checked now.
+
+A card shows the claim (its text comes from the claims registry, in both
+languages: one source), the verdict ``check()`` computes, the evidence as
+numbers and a small figure. Verdicts are computed per card after the page is
+drawn (one request each, so the slow ones, a benchmark or a torch import, do
+not hold up the rest), again on "check again", and again when a background
+run a claim needs has finished. A claim that needs an FFN training run offers
+to start it (:mod:`gelu_lab.nn.jobs`, a separate process) and shows its progress.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from dash import MATCH, Input, Output, State, callback, ctx, dcc, html, no_update
+from dash.exceptions import PreventUpdate
+
+from ... import activations
+from ...analysis import claims as C
+from ...analysis.errors import error_curves
+from ...figures import misconceptions as figs
+from ...nn import jobs
+from ...output import fmt_number
+from .. import content
+from ..components import graph, md
+
+PARAMS = []
+ERROR_BOUND = 0.003  # the bound of the two "max error below 0.003" claims (claims._approx_error)
+# claims whose evidence is FFN training runs in the runs store: the activation a run needs
+TRAINING = {"relu_half_dead": "relu"}
+RUN = {"preset": "quick", "steps": 600, "fc_init_std": 0.02}  # the shipped experiment (FFN page), one more seed
+TICK_MS = 1500
+
+
+def _id(kind: str, cid: str) -> dict:
+    return {"type": f"misc-{kind}", "claim": cid}
+
+
+def _slug(cid: str) -> str:
+    return cid.replace(".", "_")
+
+
+def _store_path():
+    from ...store import default_path
+
+    return default_path()
+
+
+def check(cid: str) -> dict:
+    """check(cid) against the reader's runs store (None when there is none: reading never creates one)."""
+    from ...store import Store
+
+    path = _store_path()
+    if not path.exists():
+        return C.check(cid, None)
+    with Store(path) as s:
+        return C.check(cid, s)
+
+
+# --- evidence -> figure --------------------------------------------------------------
+
+
+def _gelu_curve(lo, hi, n=301):
+    x = np.linspace(lo, hi, n)
+    return x, activations.get("gelu").fn(x)
+
+
+def _fig_values(f, t):
+    x, y = _gelu_curve(-3, 3)
+    pts = [(2.0, f["gelu(2)"], f"{f['gelu(2)']:.4f}"), (0.0, f["gelu(0)"], "0"), (-2.0, f["gelu(-2)"], f"{f['gelu(-2)']:.4f}")]
+    slope = f["gelu'(0)"]
+    return figs.curves_figure(x, [("GELU(x)", y, "gelu"), (f"{slope:g}·x", slope * x, "relu")],
+                              {"title": t["fig.values"], "x": "x", "y": "y"}, points=pts)
+
+
+def _fig_monotonic(f, t):
+    x, y = _gelu_curve(-4, 1)
+    return figs.curves_figure(x, [("GELU(x)", y, "gelu"), ("GELU′(x)", activations.get("gelu").grad(x), "relu")],
+                              {"title": t["fig.monotonic"], "x": "x", "y": "y"}, points=[(f["argmin"], f["min"], f"({f['argmin']:.3f}, {f['min']:.3f})")])
+
+
+def _fig_random(f, t):
+    return figs.bars_figure([t["fig.mc"], "GELU(1)"], [f["mc_mean_x1"], f["gelu(1)"]], {"title": t["fig.random"], "y": "y"})
+
+
+def _fig_error(form):
+    def fig(f, t):
+        c = error_curves(form, interval=tuple(f["interval"]))
+        step = max(1, len(c.x) // 800)  # a card's figure needs no more points than pixels
+        return figs.curves_figure(
+            c.x[::step], [(f"|{activations.get(c.approx).label(t['lang'])} − GELU|", c.abs_error[::step], c.approx)],
+            {"title": t["fig.error"], "x": "x", "y": "|error|"},
+            points=[(m["x"], m["abs_error"], f"{m['abs_error']:.2e}") for m in f["maxima"]], threshold=(ERROR_BOUND, f"{ERROR_BOUND:g}"))
+
+    return fig
+
+
+def _fig_speed(f, t):
+    return figs.bars_figure(list(f["ratios"]), list(f["ratios"].values()), {"title": t["fig.speed"], "y": t["fig.speed.y"]},
+                            threshold=(f["threshold"], f"{f['threshold']:g}×"), color="gelu_tanh")
+
+
+def _fig_limit(f, t):
+    return figs.curves_figure(f["scales"], [("max |GELU(s·x)/s − ReLU(x)|", f["sup_abs_diff"], "gelu")],
+                              {"title": t["fig.limit"], "x": "s", "y": ""}, log_x=True, log_y=True)
+
+
+def _fig_infinity(f, t):
+    return figs.curves_figure(list(f["x"]), [("|GELU(−x) − ReLU(−x)|", list(f["abs_diff_at_-x"]), "gelu")],
+                              {"title": t["fig.infinity"], "x": "x", "y": ""}, log_y=True)
+
+
+def _fig_quick(f, t):
+    x = np.linspace(-4, 4, 321)
+    return figs.curves_figure(x, [(activations.get(n).label(t["lang"]), activations.get(n).fn(x), n) for n in ("gelu_sigmoid", "silu", "gelu")],
+                              {"title": t["fig.quick"], "x": "x", "y": "y"})
+
+
+def _fig_dead(f, t):
+    runs = f.get("runs") or []
+    return figs.bars_figure([f"run {r['run_id']}" for r in runs], [r["max_layer_share"] for r in runs],
+                            {"title": t["fig.dead"], "y": t["fig.dead.y"]}, threshold=(0.5, "1/2"), color="relu")
+
+
+FIGURES = {
+    "values": _fig_values, "monotonic": _fig_monotonic, "random": _fig_random,
+    "tanh_error_below_0.003": _fig_error("tanh"), "sigmoid_error_below_0.003": _fig_error("sigmoid"),
+    "tanh_much_faster": _fig_speed, "tends_to_relu": _fig_limit, "relu_at_infinity": _fig_infinity,
+    "quick_gelu_is_silu": _fig_quick, "relu_half_dead": _fig_dead,
+}
+
+
+# --- a card ---------------------------------------------------------------------------
+
+
+def _num(v, depth=0) -> str:
+    """An evidence value as text: numbers to 6 digits, lists and dicts flattened (short)."""
+    if isinstance(v, (bool, np.bool_)) or v is None or isinstance(v, str):
+        return str(v)
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        return fmt_number(float(v), 6)
+    if isinstance(v, dict):
+        return "; ".join(f"{k}: {_num(x, depth + 1)}" for k, x in v.items() if k != "key")
+    items = list(v)
+    return ("[" if depth else "") + ", ".join(_num(x, depth + 1) for x in items[:8]) + (" …" if len(items) > 8 else "") + ("]" if depth else "")
+
+
+def numbers(figures: dict) -> html.Table:
+    rows = [html.Tr([html.Td(k), html.Td(_num(v)[:300])]) for k, v in figures.items()]
+    return html.Table(html.Tbody(rows), className="values")
+
+
+def evidence(res: dict, lang: str, t: dict):
+    """(verdict text, verdict class, note, numbers, figure, how) for one check() result."""
+    v = res["verdict"]
+    fig_fn = FIGURES.get(res["id"])
+    if v == "untested" or fig_fn is None:
+        fig = figs.placeholder_figure(t["fig.none." + ("untested" if v == "untested" else "numbers")])
+    else:
+        fig = fig_fn(res["figures"], {**t, "lang": lang})
+    how = ""
+    if v == "untested" and res.get("how"):
+        how = html.Div([html.Span(t["how"] + " "), html.Code(res["how"], className="how-cmd")])
+    return t[f"verdict.{v}"], f"verdict-tag verdict-{v}", res["note"][lang], numbers(res["figures"]) if res["figures"] else "", fig, how
+
+
+def _job_text(st, t) -> tuple[int, int, str, bool]:
+    """(done, total, text, running) of the last training job (any page may have started it)."""
+    if not st:
+        return 0, 1, t["run.idle"], False
+    total = max(1, int(st["steps"]))
+    name = f"{st['activation']} · {st['preset']} · seed {st['seed']} · {st['steps']} steps"
+    if st["state"] == "running":
+        return st["step"], total, content.fill(t["run.running"], job=name, step=str(st["step"]), steps=str(total)), True
+    if st["state"] == "done":
+        return total, total, content.fill(t["run.done"], job=name, run=str(st["run_id"])), False
+    return st["step"], total, content.fill(t["run.failed"], job=name, error=st.get("error", "")), False
+
+
+def run_box(cid: str, t: dict):
+    done, total, text, running = _job_text(jobs.status(_store_path()), t)
+    act = TRAINING[cid]
+    cmd = (f"gelu-lab train --activations {act} --preset {RUN['preset']} --steps {RUN['steps']} "
+           f"--fc-init-std {RUN['fc_init_std']}")
+    return html.Div(
+        [
+            md(content.fill(t["run.text"], act=act, steps=str(RUN["steps"]), preset=RUN["preset"], cmd=cmd)),
+            html.Button(content.fill(t["run.button"], act=act), id=_id("run", cid), n_clicks=0, className="run-button"),
+            html.Progress(id=_id("progress", cid), value=str(done), max=str(total)),
+            html.Div(text, id=_id("status", cid), role="status"),
+            dcc.Interval(id=_id("tick", cid), interval=TICK_MS, disabled=not running),
+        ],
+        className="run-box",
+    )
+
+
+def card(cid: str, lang: str, t: dict):
+    claim = C.CLAIMS[cid]
+    fig = graph(f"misc-fig-{_slug(cid)}", figs.placeholder_figure(t["verdict.checking"]))
+    fig.id = _id("fig", cid)  # a pattern id for the callbacks; the PNG keeps the readable file name
+    return html.Section(
+        [
+        html.H3(claim.text[lang]),
+        html.Div([html.Span(t["verdict.checking"], id=_id("verdict", cid), className="verdict-tag verdict-checking"),
+                  html.Button(t["recheck"], id=_id("recheck", cid), n_clicks=0, className="recheck")]),
+        html.P(id=_id("note", cid), className="evidence"),
+        html.Div(id=_id("numbers", cid)),
+        fig,
+        html.Div(id=_id("how", cid)),
+        run_box(cid, t) if cid in TRAINING else None,
+        dcc.Store(id=_id("refresh", cid), data=0),
+        ],
+        className="card claim",
+        **{"data-claim": cid},
+    )
+
+
+def layout(state, lang):
+    t = content.text(lang, "misconceptions")
+    return html.Div(
+        [
+            html.H1(t["title"]),
+            md(t["intro"]),
+            html.Div([card(cid, lang, t) for cid in C.CLAIMS], className="claims"),
+        ]
+    )
+
+
+# --- callbacks --------------------------------------------------------------------------
+
+
+def _text(lang):
+    return content.text(lang if lang in content.LANGS else content.DEFAULT_LANG, "misconceptions")
+
+
+@callback(
+    Output(_id("verdict", MATCH), "children"),
+    Output(_id("verdict", MATCH), "className"),
+    Output(_id("note", MATCH), "children"),
+    Output(_id("numbers", MATCH), "children"),
+    Output(_id("fig", MATCH), "figure"),
+    Output(_id("how", MATCH), "children"),
+    Input(_id("refresh", MATCH), "data"),
+    Input(_id("recheck", MATCH), "n_clicks"),
+    State(_id("refresh", MATCH), "id"),
+    State("lang", "data"),
+)
+def _check(_refresh, _again, id_, lang):
+    """Runs when the card appears (no prevent_initial_call: computing is the point), on
+    "check again" and when a run the claim needs has finished."""
+    cid = (id_ or {}).get("claim")
+    if cid not in C.CLAIMS:
+        raise PreventUpdate
+    t = _text(lang)
+    lang = lang if lang in content.LANGS else content.DEFAULT_LANG
+    try:
+        res = check(cid)
+    except Exception as e:  # one card says it could not be checked; the page goes on
+        msg = content.fill(t["error"], error=f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:200])
+        return t["verdict.error"], "verdict-tag verdict-untested", msg, "", figs.placeholder_figure(msg), ""
+    return evidence(res, lang, t)
+
+
+@callback(
+    Output(_id("progress", MATCH), "value"),
+    Output(_id("progress", MATCH), "max"),
+    Output(_id("status", MATCH), "children"),
+    Output(_id("tick", MATCH), "disabled"),
+    Output(_id("refresh", MATCH), "data"),
+    Input(_id("run", MATCH), "n_clicks"),
+    Input(_id("tick", MATCH), "n_intervals"),
+    State(_id("refresh", MATCH), "id"),
+    State("lang", "data"),
+    prevent_initial_call=True,
+)
+def _job(n, _tick, id_, lang):
+    """Start the run (button), or follow it (tick); when it ends, recheck the claim."""
+    cid = (id_ or {}).get("claim")
+    if cid not in TRAINING:
+        raise PreventUpdate
+    t = _text(lang)
+    path = _store_path()
+    if isinstance(ctx.triggered_id, dict) and ctx.triggered_id.get("type") == "misc-run":
+        if not n:
+            raise PreventUpdate
+        try:
+            job = _start(path, TRAINING[cid])
+        except ValueError as e:  # a job is already running (this page's or the FFN page's)
+            return no_update, no_update, str(e), False, no_update
+        return 0, str(RUN["steps"]), content.fill(t["run.started"], act=job["activation"], seed=str(job["seed"])), False, no_update
+    st = jobs.status(path)
+    done, total, text, running = _job_text(st, t)
+    refresh = no_update if running or not st else f"{st['pid']}:{st['state']}"
+    return str(done), str(total), text, not running, refresh
+
+
+def _start(path, act: str) -> dict:
+    """Start one more seed of the FFN page's shipped experiment for `act` (the next free seed)."""
+    from ...nn.train import TrainConfig  # torch: only on a click that starts training anyway
+    from . import ffn
+
+    full = TrainConfig.make(RUN["preset"], steps=RUN["steps"], fc_init_std=RUN["fc_init_std"], activation=act).to_dict()
+    full["text_sha256"] = ffn._corpus_sha()
+    seed = jobs.next_seed(ffn.pool()[0], full)
+    return jobs.start(path, act, seed, RUN["steps"], RUN["fc_init_std"], preset=RUN["preset"], eval_interval=max(10, RUN["steps"] // 12))

@@ -1,0 +1,56 @@
+"""Misconceptions page: the small figure on each claim's card.
+
+Three shapes cover every claim: curves with marked points (values, the minimum,
+error curves against a threshold), bars against a threshold (speed ratios, dead
+shares) and a placeholder that says why there is nothing to draw yet.
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from . import COLORS, NEUTRAL, axis, figure
+
+HEIGHT = 260
+
+
+def _threshold(y: float, label: str) -> dict:
+    return {"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": y, "y1": y, "line": {"color": NEUTRAL, "dash": "dash", "width": 1.2},
+            "label": {"text": label, "textposition": "end", "font": {"size": 11, "color": NEUTRAL}}}
+
+
+def curves_figure(x, curves: list[tuple], labels: dict, points=(), threshold=None, log_x=False, log_y=False) -> go.Figure:
+    """Lines on a shared x. curves: [(name, y, color key)]; points: [(x, y, text)]
+    marked and labelled; threshold: (y, label) drawn as a dashed line.
+    labels: title, x, y."""
+    traces = [
+        {"type": "scatter", "mode": "lines+markers" if len(x) < 20 else "lines", "x": x, "y": y, "name": name,
+         "line": {"color": COLORS.get(color, NEUTRAL), "width": 2}}
+        for name, y, color in curves
+    ]
+    if points:
+        traces.append({"type": "scatter", "mode": "markers+text", "x": [p[0] for p in points], "y": [p[1] for p in points],
+                       "text": [p[2] for p in points], "textposition": "top center", "showlegend": False,
+                       "marker": {"color": "black", "size": 8, "symbol": "x"}, "textfont": {"size": 11}})
+    return figure(
+        traces, labels["title"], height=HEIGHT, hovermode="closest",
+        xaxis=axis(labels["x"], type="log" if log_x else "linear"),
+        yaxis=axis(labels["y"], type="log" if log_y else "linear", exponentformat="power"),
+        shapes=[_threshold(*threshold)] if threshold else [],
+        legend={"orientation": "h", "y": -0.3, "x": 0, "font": {"size": 11}},
+    )
+
+
+def bars_figure(names: list[str], values: list[float], labels: dict, threshold=None, color: str = "gelu") -> go.Figure:
+    """One bar a value, with an optional (y, label) threshold line. labels: title, y."""
+    traces = [{"type": "bar", "x": names, "y": values, "marker": {"color": COLORS.get(color, NEUTRAL)},
+               "text": [f"{v:.3g}" for v in values], "textposition": "outside", "showlegend": False}]
+    return figure(traces, labels["title"], height=HEIGHT, hovermode="closest", yaxis=axis(labels["y"]),
+                  shapes=[_threshold(*threshold)] if threshold else [])
+
+
+def placeholder_figure(text: str) -> go.Figure:
+    """An empty frame with a line of text: the evidence is not there yet (or still being computed)."""
+    return figure([], None, height=HEIGHT, xaxis={"visible": False}, yaxis={"visible": False},
+                  annotations=[{"text": text, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5, "showarrow": False,
+                                "font": {"size": 13, "color": NEUTRAL}}])

@@ -1,0 +1,106 @@
+"""The Misconceptions page in Chromium: one card per claim with the verdict check()
+returns, evidence numbers that agree with mpmath, and an untested training claim
+that starts its run in the background, shows progress and is checked again."""
+
+from __future__ import annotations
+
+import mpmath
+import pytest
+
+from app_browser import app_url, browser, check_basics, context, open_page, page, text_of  # noqa: F401
+from gelu_lab.analysis import claims as C
+from gelu_lab.app import content
+
+pytestmark = pytest.mark.xdist_group("app")
+BENCH = "tanh_much_faster"  # its figures are a timing of this machine, now: compared by verdict only
+
+
+@pytest.fixture(autouse=True)
+def own_store(tmp_path, monkeypatch):
+    """Each test its own (empty) runs store: the page reads $GELU_LAB_STORE on every request (same process)."""
+    monkeypatch.setenv("GELU_LAB_STORE", str(tmp_path / "runs.sqlite"))
+    return tmp_path / "runs.sqlite"
+
+
+@pytest.fixture(autouse=True)
+def patient(page):
+    page.set_default_timeout(120_000)  # twelve checks, a benchmark among them, on a shared two-core machine
+
+
+def cards(page) -> dict[str, dict]:
+    """{claim id: {claim, verdict (from the tag's class), label, note, numbers {name: text}, traces}} of every card."""
+    return page.evaluate(
+        """() => Object.fromEntries([...document.querySelectorAll('section.claim')].map(s => {
+            const tag = s.querySelector('.verdict-tag'), plot = s.querySelector('.js-plotly-plot');
+            return [s.dataset.claim, {
+                claim: s.querySelector('h3').innerText.trim(),
+                verdict: [...tag.classList].find(c => c.startsWith('verdict-') && c !== 'verdict-tag').slice(8),
+                label: tag.innerText.trim(),
+                note: s.querySelector('.evidence').innerText.trim(),
+                numbers: Object.fromEntries([...s.querySelectorAll('table.values tr')].map(r => [r.cells[0].innerText, r.cells[1].innerText])),
+                traces: plot && plot.data ? plot.data.length : 0,
+                how: (s.querySelector('.how-cmd') || {innerText: ''}).innerText.trim(),
+            }];
+        }))"""
+    )
+
+
+def wait_checked(page):
+    page.wait_for_function("document.querySelectorAll('section.claim').length > 0 && !document.querySelector('.verdict-checking')")
+
+
+def test_every_card_shows_the_verdict_check_returns(page, app_url):
+    open_page(page, f"{app_url}/misconceptions")  # Chinese, the default
+    check_basics(page, "misconceptions", "zh")
+    wait_checked(page)
+    got, t = cards(page), content.text("zh", "misconceptions")
+    assert list(got) == list(C.CLAIMS)
+    for cid, card in got.items():
+        assert card["claim"] == C.CLAIMS[cid].text["zh"]  # the registry's text, not a copy
+        res = C.check(cid, None) if cid != BENCH else {"verdict": "depends"}  # "depends" is the only verdict it gives
+        assert card["verdict"] == res["verdict"], cid
+        assert card["label"] == t[f"verdict.{res['verdict']}"]
+        if cid != BENCH:
+            assert card["note"] == res["note"]["zh"], cid
+    # evidence against independent ground truth: GELU's minimum is the root of Phi(x) + x phi(x)
+    x0 = mpmath.findroot(lambda x: mpmath.ncdf(x) + x * mpmath.npdf(x), -0.75)
+    assert got["monotonic"]["numbers"]["argmin"] == f"{float(x0):.6g}"
+    assert got["monotonic"]["numbers"]["min"] == f"{float(x0 * mpmath.ncdf(x0)):.6g}"
+    assert got["values"]["numbers"]["gelu(2)"] == f"{float(2 * mpmath.ncdf(2)):.6g}"
+    # tanh vs erf throughput: one bar per measured pair, the ratios in the numbers
+    assert got[BENCH]["traces"] == 1 and "numpy:tanh / numpy:erf" in got[BENCH]["numbers"]["ratios"]
+    # every tested claim with a figure draws it; an untested one says what to run
+    for cid, card in got.items():
+        if card["verdict"] != "untested" and cid not in ("torch_default_tanh", "jax_default_tanh"):
+            assert card["traces"] >= 1, cid
+    assert got["jax_default_tanh"]["verdict"] != "untested" or got["jax_default_tanh"]["how"].startswith("pip install jax")
+    assert got["relu_half_dead"]["how"] == C.TRAIN_HOW
+    page.log.check()
+
+
+def test_untested_claim_runs_its_training_and_is_checked_again(page, app_url, own_store, monkeypatch):
+    from gelu_lab.app.pages import misconceptions as M
+    from gelu_lab.store import Store
+
+    monkeypatch.setattr(M, "RUN", {"preset": "tiny", "steps": 20, "fc_init_std": 0.02})  # seconds, not minutes
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # the job inherits it: one torch thread is fastest on a busy machine
+    # only this claim's card: the other eleven are the test above
+    monkeypatch.setattr(C, "CLAIMS", {"relu_half_dead": C.CLAIMS["relu_half_dead"]})
+    open_page(page, f"{app_url}/misconceptions?lang=en")
+    check_basics(page, "misconceptions", "en")
+    card = page.locator("section.claim[data-claim=relu_half_dead]")
+    card.locator(".verdict-untested").wait_for()
+    t = content.text("en", "misconceptions")
+    assert card.locator("[role=status]").inner_text().strip() == t["run.idle"]
+    card.locator("button.run-button").click()
+    page.wait_for_function("s => s.innerText.startsWith('Done')", arg=card.locator("[role=status]").element_handle(), timeout=240_000)
+    assert card.locator("progress").get_attribute("value") == card.locator("progress").get_attribute("max") == "20"
+    # the finished run is in the store, and the card was checked again against it
+    card.locator(".verdict-untested").wait_for(state="detached")
+    with Store(own_store) as s:
+        res = C.check("relu_half_dead", s)
+    assert res["verdict"] in ("true", "false") and len(res["figures"]["runs"]) == 1
+    assert "verdict-" + res["verdict"] in card.locator(".verdict-tag").get_attribute("class")
+    assert card.locator(".evidence").inner_text().strip() == res["note"]["en"]
+    assert page.evaluate("c => c.querySelector('.js-plotly-plot').data[0].y.length", card.element_handle()) == 1  # one bar: the run
+    page.log.check()
