@@ -28,7 +28,7 @@ PAGES = [
     Page("ffn", "/ffn", built=True),
     Page("bert", "/bert", built=True),
     Page("demo", "/demo", built=True),
-    Page("misconceptions", "/misconceptions"),
+    Page("misconceptions", "/misconceptions", built=True),
     Page("interview", "/interview"),
 ]
 
