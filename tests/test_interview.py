@@ -5,7 +5,9 @@ content: at least 12 questions, the same blocks in zh and en."""
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 
 import mpmath
 import numpy as np
@@ -33,7 +35,9 @@ def close(a, b, tol):
     return abs(float(a) - float(b)) <= tol
 
 
+@functools.cache
 def computed(qid):
+    """The figures of one question's Check (computed once for this module)."""
     return {r["key"]: r["value"] for r in iv.check(qid)}
 
 
@@ -246,6 +250,8 @@ def test_quiz_steps_and_score():
 
 
 def test_content_has_every_question_in_both_languages():
+    from gelu_lab.app.pages.interview import _said
+
     en, zh = content.text("en", "interview"), content.text("zh", "interview")
     assert set(en) == set(zh)
     assert len(iv.QUESTIONS) >= 12
@@ -254,7 +260,12 @@ def test_content_has_every_question_in_both_languages():
             assert t[f"q.{qid}"] and t[f"a.{qid}"]
             for k in q.keys:
                 assert t[f"k.{k}"]
-        # every figure an answer quotes is a quantity of the question, and vice versa the stated ones appear
+        # every stated figure is quoted by the answer, and every placeholder of an answer gets filled
+        # (stated, or quick to compute: the slow figures appear only in the Check table)
+        said = _said(qid)
         for s in q.quantities:
             if s.stated is not None:
                 assert "{" + s.key + "}" in en[f"a.{qid}"] and "{" + s.key + "}" in zh[f"a.{qid}"], (qid, s.key)
+        for t in (en, zh):
+            filled = content.fill(t[f"a.{qid}"], n="1", **said)
+            assert not re.findall(r"\{[a-z_0-9]+\}", filled), (qid, re.findall(r"\{[a-z_0-9]+\}", filled))

@@ -48,7 +48,8 @@ class Quantity:
 class Question:
     id: str
     quantities: tuple = ()
-    compute: Callable | None = None  # () -> {key: value}
+    compute: Callable | None = None  # () -> {key: value}: quick (under ~0.1 s once warm); the answer may quote these
+    slow: Callable | None = None  # () -> {key: value}: the rest, computed only when Check asks
     figure: str | None = None  # name of the page figure that goes with the answer
     keys: list = field(init=False, default=None)
 
@@ -72,24 +73,24 @@ def _all16(dtype: str) -> np.ndarray:
     return np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(FORMATS[dtype].dtype)
 
 
-def zero_edge(f, dtype, lo: float = -100.0, hi: float = -1.0) -> float:
-    """The most negative x (float64) at which f(x) evaluated in `dtype` is still non-zero.
+def zero_edge(f, dtype, lo: float = -100.0, hi: float = -1.0, points: int = 1025) -> float:
+    """The most negative x at which f(x), evaluated in `dtype`, is still non-zero.
 
-    f(lo) must be 0 and f(hi) non-zero in that dtype; bisection on the float64
-    value of x, rounded into the dtype at each step, to the dtype's resolution.
+    f must be 0 at lo and below, non-zero from the edge up to hi (a tail that
+    underflows). Multisection: each pass evaluates `points` values of the dtype
+    across the bracket and keeps the step where f turns non-zero, until the two
+    ends are neighbouring numbers of the dtype.
     """
     dt = np.dtype(dtype)
-
-    def nonzero(v):
-        return float(np.asarray(f(np.asarray(v, dtype=dt)), dtype=np.float64)) != 0.0
-
-    if nonzero(lo) or not nonzero(hi):
-        raise ValueError("zero_edge needs f(lo) == 0 and f(hi) != 0")
-    for _ in range(200):
-        mid = float(np.asarray((lo + hi) / 2, dtype=dt))
-        if mid in (lo, hi):
+    for _ in range(100):
+        xs = np.unique(np.linspace(lo, hi, points).astype(dt))
+        nz = np.asarray(f(xs), dtype=np.float64) != 0.0
+        if nz[0] or not nz[-1]:
+            raise ValueError("zero_edge needs f(lo) == 0 and f(hi) != 0")
+        i = int(np.argmax(nz))
+        lo, hi = float(xs[i - 1]), float(xs[i])
+        if np.nextafter(dt.type(lo), dt.type(hi)) == dt.type(hi):
             break
-        lo, hi = (lo, mid) if nonzero(mid) else (mid, hi)
     return hi
 
 
@@ -195,11 +196,16 @@ def _relu_gap():
 
 
 def _tanh_vs_erf():
-    from ..reference import correctly_rounded
-
     c = errors.error_curves("tanh", "gelu", INTERVAL)
     s = errors.error_curves("sigmoid", "gelu", INTERVAL)
-    out = {"tanh_max": c.max_abs_error, "tanh_x": abs(c.argmax), "sigmoid_max": s.max_abs_error}
+    return {"tanh_max": c.max_abs_error, "tanh_x": abs(c.argmax), "sigmoid_max": s.max_abs_error}
+
+
+def _differ16():
+    """How many inputs of each 16-bit format round differently under the exact and the tanh form."""
+    from ..reference import correctly_rounded
+
+    out = {}
     for dt in ("bfloat16", "float16"):
         x = _all16(dt)
         a, b = correctly_rounded("gelu", x), correctly_rounded("gelu_tanh", x)
@@ -209,11 +215,14 @@ def _tanh_vs_erf():
 
 
 def _c044715():
+    return {"c_series": series_c(), "gelu_max_classic": errors.error_curves("tanh", "gelu", INTERVAL).max_abs_error}
+
+
+def _c044715_fits():
     c_gate, gate_max = gate_minimax("tanh")
     f = fits.fit("tanh", INTERVAL, "max")
     classic_gate = errors.max_abs_error(*gate_error("tanh", nm.TANH_CUBIC), *INTERVAL)[0]
-    return {"c_gate": c_gate, "gate_max": gate_max, "gate_max_classic": classic_gate, "c_series": series_c(),
-            "c_gelu": f.params["c"], "gelu_max_fit": f.max_error, "gelu_max_classic": f.classic["max_error"]}
+    return {"c_gate": c_gate, "gate_max": gate_max, "gate_max_classic": classic_gate, "c_gelu": f.params["c"], "gelu_max_fit": f.max_error}
 
 
 def _sigmoid_ffn():
@@ -227,16 +236,20 @@ def _dead_relu():
     d = theory.dead_units(0.0, 1.0)
     g1 = _f("gelu", 1)
     return {"relu_dead": d["relu_zero"], "gelu_dead": d["gelu_zero"], "p_dead": float(nm.Phi(0.0)),
-            "edge64": zero_edge(g1, np.float64, -1000.0), "edge32": zero_edge(g1, np.float32)}
+            # float32: the float64 value rounded once (gelu_lab's float32 GELU' is correctly rounded)
+            "edge64": zero_edge(g1, np.float64, -1000.0), "edge32": zero_edge(lambda v: g1(v.astype(np.float64)).astype(np.float32), np.float32)}
 
 
 def _silu():
     s = errors.error_curves("silu", "gelu", INTERVAL)
     q = errors.error_curves("sigmoid", "gelu", INTERVAL)
     beta, dist = theory.best_beta()
+    return {"silu_max": s.max_abs_error, "silu_x": abs(s.argmax), "quick_max": q.max_abs_error, "best_beta": beta, "best_beta_max": dist}
+
+
+def _silu_gate():
     beta_gate, gate_max = gate_minimax("sigmoid")
-    return {"silu_max": s.max_abs_error, "silu_x": abs(s.argmax), "quick_max": q.max_abs_error, "beta_gate": beta_gate,
-            "beta_gate_max": gate_max, "best_beta": beta, "best_beta_max": dist}
+    return {"beta_gate": beta_gate, "beta_gate_max": gate_max}
 
 
 def _cancellation():
@@ -287,25 +300,25 @@ QUESTIONS = {
                              Quantity("dropout1", "0.9", ".4f")), _dropout),
         Question("relu_gap", (Quantity("gap", "0.1700"), Quantity("gap_x", "0.7518"), Quantity("gap_10", "0.0170")), _relu_gap),
         Question("tanh_vs_erf", (Quantity("tanh_max", "0.00047", ".3e"), Quantity("tanh_x", "2.70", ".4f"), Quantity("sigmoid_max", "0.020", ".4f"),
-                                 Quantity("differ_bfloat16", None, "d"), Quantity("differ_float16", None, "d")), _tanh_vs_erf),
-        Question("c044715", (Quantity("c_gate", "0.044715", ".7f"), Quantity("gate_max", None, ".3e"), Quantity("gate_max_classic", None, ".3e"),
-                             Quantity("c_series", None, ".7f"), Quantity("c_gelu", None, ".7f"), Quantity("gelu_max_fit", None, ".3e"),
-                             Quantity("gelu_max_classic", None, ".3e")), _c044715, figure="gate"),
+                                 Quantity("differ_bfloat16", None, "d"), Quantity("differ_float16", None, "d")), _tanh_vs_erf, _differ16),
+        Question("c044715", (Quantity("c_gate", "0.044715", ".7f"), Quantity("gate_max", "0.00018", ".3e"), Quantity("gate_max_classic", None, ".3e"),
+                             Quantity("c_series", None, ".7f"), Quantity("c_gelu", "0.0444", ".7f"), Quantity("gelu_max_fit", "0.00039", ".3e"),
+                             Quantity("gelu_max_classic", None, ".3e")), _c044715, _c044715_fits, figure="gate"),
         Question("sigmoid_ffn", (Quantity("sig_grad_max", "0.25", ".4f"), Quantity("sig0", "0.5", ".4f"), Quantity("mean_sig_grad", None, ".4f"),
                                  Quantity("mean_gelu_grad", "0.5", ".4f"), Quantity("sig_4", None, ".4f"), Quantity("gelu_4", None, ".4f")), _sigmoid_ffn),
         Question("dead_relu", (Quantity("relu_dead", "0.5", ".3f"), Quantity("gelu_dead", "0", ".3f"), Quantity("p_dead", "0.5", ".4f"),
                                Quantity("edge64", None, ".4f"), Quantity("edge32", None, ".4f")), _dead_relu),
         Question("silu", (Quantity("silu_max", "0.19", ".4f"), Quantity("silu_x", None, ".4f"), Quantity("quick_max", None, ".4f"),
-                          Quantity("beta_gate", "1.702", ".4f"), Quantity("beta_gate_max", None, ".4f"),
-                          Quantity("best_beta", None, ".4f"), Quantity("best_beta_max", None, ".4f")), _silu),
-        Question("cancellation", (Quantity("true_m10", None, ".4e"), Quantity("naive_m10", None, ".4e"), Quantity("naive_rel", "1", ".4f"),
+                          Quantity("beta_gate", "1.702", ".4f"), Quantity("beta_gate_max", "0.0095", ".5f"),
+                          Quantity("best_beta", None, ".4f"), Quantity("best_beta_max", None, ".4f")), _silu, _silu_gate),
+        Question("cancellation", (Quantity("true_m10", None, ".4e"), Quantity("naive_m10", None, "g"), Quantity("naive_rel", "1", ".4f"),
                                   Quantity("erfc_rel", None, ".1e"), Quantity("naive_edge64", None, ".4f"), Quantity("naive_edge32", None, ".4f")),
                  _cancellation, figure="cancel"),
         Question("bert", (Quantity("torch_default", "none", "s"), Quantity("hf_gelu", "gelu", "s"), Quantity("hf_gelu_new", "gelu_tanh", "s"),
-                          Quantity("hf_pytorch_tanh", "gelu_tanh", "s"), Quantity("hf_quick", "gelu_sigmoid", "s")), _bert),
+                          Quantity("hf_pytorch_tanh", "gelu_tanh", "s"), Quantity("hf_quick", "gelu_sigmoid", "s")), slow=_bert),
         Question("bf16", (Quantity("torch_version", None, "s"), Quantity("bf16_zero", None, "d"), Quantity("bf16_zero_tail", None, "d"), Quantity("bf16_zero_edge", None, ".4f"),
                           Quantity("bf16_zero_tiny", None, "d"), Quantity("ours_max_ulp", "0", "d"),
-                          Quantity("torch_max_ulp", None, "d"), Quantity("torch_wrong", None, "d"), Quantity("torch_flush", None, "d")), _bf16),
+                          Quantity("torch_max_ulp", None, "d"), Quantity("torch_wrong", None, "d"), Quantity("torch_flush", None, "d")), slow=_bf16),
     ]
 }
 
@@ -314,15 +327,10 @@ QUESTIONS = {
 # the data of the page's two figures
 
 
-@functools.cache
-def _gelu_fit_c() -> float:
-    return fits.fit("tanh", INTERVAL, "max").params["c"]
-
-
 def gate_curves(x) -> dict:
-    """Error of the tanh form's gate against Phi for three cubic constants: the series match,
-    the classic 0.044715 and the constant of the minimax fit to GELU itself (the fit of :mod:`.fits`)."""
-    cs = {"series": series_c(), "classic": nm.TANH_CUBIC, "gelu_fit": _gelu_fit_c()}
+    """Error of the tanh form's gate against Phi for two cubic constants: the series match
+    and the classic 0.044715 (the minimax one, see gate_minimax)."""
+    cs = {"series": series_c(), "classic": nm.TANH_CUBIC}
     return {name: {"c": c, "y": gate_error("tanh", c)[0](x)} for name, c in cs.items()}
 
 
@@ -361,16 +369,20 @@ def agrees(value, stated: str | None) -> bool | None:
     return bool(abs(float(value) - float(stated)) <= 0.5 * 10.0**-decimals * (1 + 1e-9))
 
 
-def compute(qid: str) -> dict:
-    """{key: value} of question `qid`, computed now ({} for a question without numbers)."""
+def compute(qid: str, slow: bool = True) -> dict:
+    """{key: value} of question `qid`, computed now ({} for a question without numbers);
+    slow=False: only the quick part (what the answer text may quote)."""
     q = _question(qid)
-    return q.compute() if q.compute else {}
+    out = q.compute() if q.compute else {}
+    if slow and q.slow:
+        out.update(q.slow())
+    return out
 
 
 @functools.cache
 def values(qid: str) -> dict:
-    """:func:`compute`, once per process (the values the answer texts quote)."""
-    return compute(qid)
+    """The quick part of :func:`compute`, once per process (the values the answer texts quote)."""
+    return compute(qid, slow=False)
 
 
 def check(qid: str) -> list[dict]:

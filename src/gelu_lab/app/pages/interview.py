@@ -31,12 +31,13 @@ def _t(lang):
 
 
 def _said(qid: str) -> dict:
-    """{key: text} for the answer of `qid`: the stated figure, or the value computed once."""
+    """{key: text} for the answer of `qid`: the stated figure, or the quick value computed once
+    (the slow ones appear only in the Check table)."""
     q = iv.QUESTIONS[qid]
     if not q.quantities:
         return {}
-    v = iv.values(qid)
-    return {s.key: s.stated if s.stated is not None else iv.show(v[s.key], s.fmt) for s in q.quantities}
+    v = iv.values(qid) if any(s.stated is None for s in q.quantities) else {}
+    return {s.key: s.stated if s.stated is not None else iv.show(v[s.key], s.fmt) for s in q.quantities if s.stated is not None or s.key in v}
 
 
 @functools.cache
