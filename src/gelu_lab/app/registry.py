@@ -29,7 +29,7 @@ PAGES = [
     Page("bert", "/bert", built=True),
     Page("demo", "/demo", built=True),
     Page("misconceptions", "/misconceptions", built=True),
-    Page("interview", "/interview"),
+    Page("interview", "/interview", built=True),
 ]
 
 
