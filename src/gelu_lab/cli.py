@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 
 from . import __version__
@@ -36,6 +37,13 @@ class CliError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
+    # argparse takes "-1e3" or "-inf" for an option (it knows only -1 and -1.5): `--interval -1e3 1` failed
+    _NEGATIVE = re.compile(r"^-(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$|^-inf(inity)?$", re.IGNORECASE)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = self._NEGATIVE
+
     def error(self, message):  # argparse prints usage + message over several lines
         raise CliError(f"{self.prog}: {message}")
 

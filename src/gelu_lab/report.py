@@ -34,6 +34,7 @@ from importlib import resources
 from pathlib import Path
 
 from . import __version__
+from .files import atomic_write
 
 LANGS = ("zh", "en")
 MATH = re.compile(r"\$\$(.+?)\$\$|(?<![\\$])\$(?!\$)(.+?)(?<![\\$])\$", re.S)
@@ -438,8 +439,7 @@ def build(out="gelu-lab.html", lang: str = "zh", store=None, progress: bool | No
             f'<script type="application/json" id="figures">{_json(writer.figures)}</script>',
             f"<script>{_START}</script></body></html>",
         ])
-        path = Path(out)
-        path.write_text(doc, encoding="utf-8")
+        path = atomic_write(out, lambda p: p.write_text(doc, encoding="utf-8"))  # a full disk leaves no half file
         bar.update()
     finally:
         bar.close()

@@ -25,8 +25,14 @@ def run(args) -> int:
 
     if not Path(args.out).resolve().parent.is_dir():
         raise CliError(f"report: the folder of --out {args.out} does not exist")
+    if Path(args.out).is_dir():
+        raise CliError(f"report: --out {args.out} is a folder; name the HTML file to write")
     store = Store(args.store) if args.store else None
-    info = report.build(args.out, args.lang, store=store, progress=False if args.no_progress else None)
+    try:
+        info = report.build(args.out, args.lang, store=store, progress=False if args.no_progress else None)
+    finally:  # closed on failure too: no -wal/-shm left beside a store that could not be read
+        if store is not None:
+            store.close()
     if args.format == "json":
         print(to_json(info))
         return 0

@@ -21,7 +21,8 @@ wall time and tokens/s, as result "final".
 
 A checkpoint (model, optimiser, RNG, step, interval accumulators, elapsed
 time) is written every ``ckpt_every`` steps by writing aside and renaming, so
-a kill at any moment leaves the last good one; a resumed run logs exactly the
+a kill at any moment leaves the last good one; it carries its sha256, and a
+damaged one is reported at resume, never loaded; a resumed run logs exactly the
 numbers an uninterrupted one would (same thread count, same machine).
 
 DDP: under ``torchrun --nproc_per_node=K`` the global batch is split over the
@@ -33,6 +34,7 @@ ranks compare parameter checksums ("ranks_identical" in the result).
 from __future__ import annotations
 
 import hashlib
+import io
 import math
 import os
 import time
@@ -43,6 +45,7 @@ import torch
 from torch.nn import functional as F
 
 from ..activations import canonical
+from ..files import CorruptFile, atomic_write, read_checked, write_checked
 from .data import CharData
 from .ffn import unit_stats
 from .model import GPT, GPTConfig
@@ -235,10 +238,23 @@ def model_path(store, run_id: int) -> Path:
 
 
 def _atomic_save(obj, path: Path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    torch.save(obj, tmp)
-    os.replace(tmp, path)  # readers see the old file or the new one, never half of one
+    atomic_write(path, lambda p: torch.save(obj, p))  # readers see the old file or the new one, never half of one
+
+
+def save_checkpoint(state: dict, path: Path):
+    """torch.save(state), behind its sha256, atomically: damage found at resume is reported, not loaded."""
+    buf = io.BytesIO()
+    torch.save(state, buf)
+    write_checked(path, buf.getvalue())
+
+
+def load_checkpoint(path: Path, device) -> dict:
+    """The state saved by save_checkpoint; CorruptFile (one line, exit 1 on the CLI) if damaged."""
+    try:
+        data = read_checked(path)
+    except CorruptFile as e:
+        raise CorruptFile(f"checkpoint not loaded: {e}; delete it to restart the run from step 0") from None
+    return torch.load(io.BytesIO(data), map_location=device, weights_only=False)
 
 
 # --- the run ------------------------------------------------------------------
@@ -277,7 +293,7 @@ def train(cfg: TrainConfig | None, store, resume: int | None = None, progress: b
         run_id = box[0]
         ckpt = checkpoint_path(store, run_id)
     if resume is not None and ckpt.exists():
-        state = torch.load(ckpt, map_location=device, weights_only=False)
+        state = load_checkpoint(ckpt, device)
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["optimizer"])
         torch.set_rng_state(state["rng"])
@@ -325,7 +341,7 @@ def train(cfg: TrainConfig | None, store, resume: int | None = None, progress: b
             bar.update(1)
             bar.set_postfix(loss=f"{lv:.3f}", tok_s=f"{tokens / max(t_train, 1e-9):,.0f}", refresh=False)
         if (step + 1) % cfg.ckpt_every == 0 and step + 1 < cfg.steps and rank == 0:
-            _atomic_save(
+            save_checkpoint(
                 {"model": model.state_dict(), "optimizer": opt.state_dict(), "rng": torch.get_rng_state(),
                  "step": step + 1, "acc": acc, "elapsed": elapsed + time.perf_counter() - t0, "config": cfg.to_dict()},
                 ckpt,
