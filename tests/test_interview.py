@@ -247,6 +247,9 @@ def test_quiz_steps_and_score():
     assert score(d) == {"knew": 1, "didnt": 2, "left": len(iv.QUESTIONS) - 3}
     assert set(d["revealed"]) == {"grad0", "dip", "bf16", "silu"}
     assert score(quiz_step(d, "reset")) == {"knew": 0, "didnt": 0, "left": len(iv.QUESTIONS)}
+    # a forged store from the browser is cleaned, never an error
+    for junk in ("abc", None, {"revealed": "x", "marks": [1]}, {"marks": {"dip": "maybe", "nope": "knew", "why": "knew"}}):
+        assert score(junk)["knew"] in (0, 1) and quiz_step(junk, ("knew", "dip"))["marks"]["dip"] == "knew"
 
 
 def test_content_has_every_question_in_both_languages():

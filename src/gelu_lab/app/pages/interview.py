@@ -106,7 +106,10 @@ def _question(i: int, qid: str, t: dict, lang: str, quiz: bool):
 def quiz_step(data: dict | None, trigger) -> dict:
     """The quiz state after one click: trigger is "reset" or (action, qid) with action
     reveal / knew / didnt. Marking reveals; a second mark of a question replaces the first."""
-    data = {"revealed": list((data or {}).get("revealed", [])), "marks": dict((data or {}).get("marks", {}))}
+    data = data if isinstance(data, dict) else {}  # the store comes back from the browser: trust nothing
+    revealed, marks = data.get("revealed"), data.get("marks")
+    data = {"revealed": [q for q in revealed if q in iv.QUESTIONS] if isinstance(revealed, list) else [],
+            "marks": {q: m for q, m in marks.items() if q in iv.QUESTIONS and m in ("knew", "didnt")} if isinstance(marks, dict) else {}}
     if trigger == "reset":
         return {"revealed": [], "marks": {}}
     action, qid = trigger
@@ -121,7 +124,7 @@ def quiz_step(data: dict | None, trigger) -> dict:
 
 def score(data: dict | None) -> dict:
     """{"knew", "didnt", "left"}: counts over the questions."""
-    marks = (data or {}).get("marks", {})
+    marks = quiz_step(data, ("reveal", None))["marks"]  # cleaned
     knew = sum(1 for v in marks.values() if v == "knew")
     didnt = sum(1 for v in marks.values() if v == "didnt")
     return {"knew": knew, "didnt": didnt, "left": len(iv.QUESTIONS) - knew - didnt}
@@ -177,6 +180,7 @@ def layout(state, lang):
 )
 def _quiz(_reveal, _knew, _didnt, _reset, quiz, data, lang):
     trig = ctx.triggered_id
+    data = quiz_step(data, ("reveal", None))  # a no-op step: the stored state, cleaned
     if trig == "interview-reset":
         data = quiz_step(data, "reset")
     elif isinstance(trig, dict):
