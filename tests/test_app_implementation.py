@@ -1,0 +1,246 @@
+"""The Implementation page in Chromium: error curves, constant sliders against a brute-force
+maximum, the fit button against `gelu-lab fit`, the precision table against
+analysis.accuracy, the two background jobs (with small plans), the framework table,
+and junk in the URL or the boxes (a message, never an HTTP 500)."""
+
+from __future__ import annotations
+
+import os
+import re
+import urllib.request
+
+import numpy as np
+import pytest
+from scipy import special
+
+from app_browser import app_url, browser, check_basics, context, open_page, set_slider, tab, text_of, wait_text  # noqa: F401
+from gelu_lab.app import content
+
+pytestmark = pytest.mark.xdist_group("app")
+SQRT_2_OVER_PI = float(np.sqrt(2 / np.pi))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def own_store(tmp_path_factory):
+    """This module's runs store: the page reads $GELU_LAB_STORE on every request."""
+    old = os.environ.get("GELU_LAB_STORE")
+    os.environ["GELU_LAB_STORE"] = str(tmp_path_factory.mktemp("implstore") / "runs.sqlite")
+    yield os.environ["GELU_LAB_STORE"]
+    if old is None:
+        del os.environ["GELU_LAB_STORE"]
+    else:
+        os.environ["GELU_LAB_STORE"] = old
+
+
+@pytest.fixture
+def page(tab):
+    """The shared tab (the app's JavaScript is parsed once), patient: fits and exhaustive
+    16-bit tallies run on a shared two-core machine."""
+    tab.set_default_timeout(60_000)
+    return tab
+
+
+def brute_max(f, a, b, n=2_000_001) -> float:
+    """max |f(x) - x Phi(x)| on a dense grid (the grid's error at a smooth peak is O(h^2))."""
+    x = np.linspace(a, b, n)
+    return float(np.max(np.abs(f(x) - x * special.ndtr(x))))
+
+
+def tanh_form(c, k=SQRT_2_OVER_PI):
+    return lambda x: 0.5 * x * (1 + np.tanh(k * (x + c * x**3)))
+
+
+def sigmoid_form(beta):
+    return lambda x: x * special.expit(beta * x)
+
+
+def close(text: str, want: float, rel: float = 2e-4) -> bool:
+    return abs(float(text) - want) <= rel * abs(want)
+
+
+def test_loads_in_both_languages_with_errors_and_framework_defaults(page, app_url):
+    import torch
+
+    open_page(page, f"{app_url}/implementation?lang=en")
+    check_basics(page, "implementation", "en")
+    # the located maxima of the two forms on the default [-4, 4]
+    assert close(text_of(page, "implementation-e-gelu_tanh-max"), brute_max(tanh_form(0.044715), -4, 4))
+    assert close(text_of(page, "implementation-e-gelu_sigmoid-max"), brute_max(sigmoid_form(1.702), -4, 4))
+    # the error is even: the tanh form's maximum is a +- pair
+    xs = [float(v) for v in text_of(page, "implementation-e-gelu_tanh-at").split()]
+    assert len(xs) == 2 and abs(xs[0] + xs[1]) < 1e-3
+    # torch's default, asked here as the page asks it
+    assert text_of(page, "implementation-fw-torch") == f"approximate='{torch.nn.GELU().approximate}'"
+    table = page.inner_text("#implementation-fw-table")
+    for name in ("gelu_new", "gelu_pytorch_tanh", "quick_gelu", "jax.nn.gelu", "tf.nn.gelu", "keras.ops.gelu"):
+        assert name in table
+    # relative error, log scale: the figure follows
+    page.click("#implementation-scale input[value=rel]")
+    page.click("#implementation-log input[value=on]")
+    page.wait_for_function("document.querySelector('#implementation-errors .js-plotly-plot').layout.yaxis.type === 'log'")
+    assert "scale=rel" in page.url and "log=on" in page.url
+    page.log.check()
+    open_page(page, f"{app_url}/implementation?lang=zh")
+    check_basics(page, "implementation", "zh")
+    page.log.check()
+
+
+def test_constant_sliders_give_the_brute_force_max_error(page, app_url):
+    open_page(page, f"{app_url}/implementation?lo=-3&hi=2&lang=en")
+    set_slider(page, "implementation-c", 0.05)
+    want = brute_max(tanh_form(0.05), -3, 2)
+    page.wait_for_function(f"Math.abs(parseFloat(document.getElementById('implementation-k-tanh-max').innerText) - {want}) < {2e-4 * want}")
+    # the classic column stays at 0.044715
+    assert close(text_of(page, "implementation-k-tanh-classic"), brute_max(tanh_form(0.044715), -3, 2))
+    set_slider(page, "implementation-beta", 1.8)
+    want = brute_max(sigmoid_form(1.8), -3, 2)
+    page.wait_for_function(f"Math.abs(parseFloat(document.getElementById('implementation-k-sigmoid-max').innerText) - {want}) < {2e-4 * want}")
+    assert "c=0.05" in page.url and "beta=1.8" in page.url
+    page.log.check()
+
+
+def cli_fit(form, a, b, norm, capsys) -> tuple[str, float]:
+    """(fitted params, max error) as `gelu-lab fit` prints them."""
+    from gelu_lab import cli
+
+    capsys.readouterr()
+    assert cli.main(["fit", "--form", form, "--interval", str(a), str(b), "--norm", norm]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.strip().startswith("fitted"))
+    params = " ".join(re.findall(r"\w+=[-0-9.eE+]+", row))
+    return params, float(row.split()[-3])
+
+
+def test_fit_button_reproduces_the_cli(page, app_url, capsys):
+    open_page(page, f"{app_url}/implementation?lo=-3&hi=2&norm=max&lang=en")
+    page.click("#implementation-fit-go")
+    page.wait_for_selector("#implementation-fit-tanh")
+    for form in ("tanh", "sigmoid"):
+        params, max_error = cli_fit(form, -3, 2, "max", capsys)
+        assert text_of(page, f"implementation-fit-{form}") == params
+        assert close(text_of(page, f"implementation-fit-{form}-max"), max_error)
+        if form == "tanh":
+            c = float(params.split("=")[1])
+    # the sliders moved to the fitted c: the live readout is the fitted maximum
+    want = brute_max(tanh_form(round(c, 6)), -3, 2)
+    page.wait_for_function(f"Math.abs(parseFloat(document.getElementById('implementation-k-tanh-max').innerText) - {want}) < {2e-4 * want}")
+    page.log.check()
+
+
+def wrong_in(dtype, impl, a, b) -> int:
+    """How many inputs of `dtype` in [a, b] `impl` gets wrong (±0 for ±0 not counted), by brute force:
+    the value itself against the correctly rounded reference of its formula."""
+    import torch
+    import torch.nn.functional as F
+
+    import gelu_lab
+    from gelu_lab.formats import FORMATS
+    from gelu_lab.reference import correctly_rounded
+    from gelu_lab.torch import from_numpy, to_numpy
+
+    x = np.arange(1 << 16, dtype=np.uint16).view(FORMATS[dtype].dtype)
+    x = x[(x.astype(np.float64) >= a) & (x.astype(np.float64) <= b)]
+    approx = "tanh" if impl.endswith("tanh") else "none"
+    if impl.startswith("torch:"):
+        got = to_numpy(F.gelu(from_numpy(x, torch.empty(0)), approximate=approx))
+    else:
+        got = gelu_lab.gelu(x, approx)
+    want = correctly_rounded("gelu_tanh" if approx == "tanh" else "gelu", x)
+    return int(np.sum(got.astype(np.float64) != want.astype(np.float64)))
+
+
+def test_precision_table_is_the_exhaustive_tally(page, app_url):
+    from gelu_lab.analysis import accuracy as acc
+    from gelu_lab.app.pages import implementation as P
+
+    open_page(page, f"{app_url}/implementation?dtype=float16&lang=en")
+    for dtype in ("float16", "bfloat16"):
+        if dtype == "bfloat16":
+            page.click("#implementation-dtype input[value=bfloat16]")
+            page.wait_for_function("document.querySelector('#implementation-ulp .js-plotly-plot').layout.title.text.endsWith('bfloat16')")
+        for impl in P.IMPLS:
+            s = acc.measure(impl, dtype, progress=False)  # all 65 536 inputs, against the correctly rounded reference
+            i = impl.replace(":", "_")
+            assert text_of(page, f"implementation-p-{i}-max") == str(s["max_ulp"]), (impl, dtype)
+            assert text_of(page, f"implementation-p-{i}-wrong") == f"{100 * s['frac_wrong']:.3f} %"
+            assert text_of(page, f"implementation-p-{i}-flush") == str(s["counts"]["flush"])
+            assert text_of(page, f"implementation-p-{i}-over") == str(s["counts"]["overflow"])
+        # the chart: a marker for each input in [-4, 4] that an implementation rounds wrongly
+        drawn = page.evaluate("document.querySelector('#implementation-ulp .js-plotly-plot')._fullData.map(t => t._length)")
+        assert drawn == [wrong_in(dtype, impl, -4, 4) for impl in P.IMPLS]
+    page.log.check()
+
+
+def test_float32_job_runs_in_the_background_and_its_result_is_read(page, app_url, own_store, monkeypatch):
+    from gelu_lab import jobs
+    from gelu_lab.analysis import accuracy as acc
+    from gelu_lab.app.pages import implementation as P
+
+    # a small plan: every float32 in [1, 1.125] (2^20 + 1 inputs) in 9 chunks; never the 2^32 sweep in a test
+    monkeypatch.setattr(P, "F32_PLAN", {"mode": "range", "interval": (1.0, 1.125), "chunk_bits": 17})
+    open_page(page, f"{app_url}/implementation?dtype=float32&lang=en")
+    t = content.text("en", "implementation")
+    assert text_of(page, "implementation-acc-status") == t["job.acc.idle"]
+    assert "sample of" in page.inner_text("#implementation-prec-table")  # nothing stored yet
+    page.click("#implementation-acc-go")
+    page.wait_for_function("/^(Started|Running|Done)/.test(document.getElementById('implementation-acc-status').innerText)")
+    page.reload()  # the job is a separate process: a reload finds it, running or done
+    page.wait_for_selector("#implementation-acc-status")
+    assert re.match(r"(Running|Done)", text_of(page, "implementation-acc-status")), text_of(page, "implementation-acc-status")
+    page.wait_for_function("document.getElementById('implementation-acc-status').innerText.startsWith('Done')", timeout=120_000)
+    size = acc.plan("float32", "range", interval=(1.0, 1.125)).size  # 2^20 + 1: both ends count
+    assert page.get_attribute("#implementation-acc-progress", "value") == page.get_attribute("#implementation-acc-progress", "max") == str(size)
+    st = jobs.status(own_store, "accuracy-float32")
+    assert st["state"] == "done" and st["progress"]["n"] == size
+    # the row now reads the stored run, and its numbers are those of the same measurement made here
+    page.wait_for_function("document.getElementById('implementation-prec-table').innerText.includes('stored run')")
+    s = acc.measure("gelu", "float32", "range", interval=(1.0, 1.125), progress=False)
+    assert text_of(page, "implementation-p-gelu-max") == str(s["max_ulp"]) == "0"
+    assert text_of(page, "implementation-p-gelu-wrong") == "0.000 %"
+    page.log.check()
+
+
+def test_measure_now_stores_a_bench_run_and_draws_it(page, app_url, own_store, monkeypatch):
+    from gelu_lab.app.pages import implementation as P
+    from gelu_lab.store import Store
+
+    monkeypatch.setattr(P, "BENCH_ARGS", ["--sizes", "1e4", "--repeats", "1", "--threads", "1"])  # a short run
+    open_page(page, f"{app_url}/implementation?lang=en")
+    assert text_of(page, "implementation-cost-text") == content.text("en", "implementation")["cost.none"].replace("`", "")
+    page.click("#implementation-bench-go")
+    page.wait_for_function("document.getElementById('implementation-bench-status').innerText.startsWith('Done')", timeout=120_000)
+    page.wait_for_function("document.querySelector('#implementation-cost .js-plotly-plot').data.length === 3")
+    with Store(own_store) as s:
+        _, rows = s.latest_result("bench", "rows")
+    by_case = {r["case"]: r["gelem_s"] for r in rows}
+    fig = page.evaluate("(() => { const g = document.querySelector('#implementation-cost .js-plotly-plot'); return {data: g.data.map(t => t.y), line: g.layout.shapes[0].y0}; })()")
+    assert fig["line"] == pytest.approx(by_case["copy"])
+    for form, ys in zip(("erf", "tanh", "sigmoid"), fig["data"]):
+        assert ys == pytest.approx([by_case[f"{b}:{form}"] for b in P.BACKENDS])
+    assert "--sizes 1e4" in text_of(page, "implementation-cost-text")
+    page.log.check()
+
+
+def test_junk_in_the_url_and_the_boxes_gives_a_message(page, app_url):
+    t = content.text("en", "implementation")
+    for q in ("lo=abc&hi=1e400&c=xyz&dtype=float64", "lo=1e400&hi=-1e400&beta=-5"):
+        with urllib.request.urlopen(f"{app_url}/implementation?{q}") as r:
+            assert r.status == 200
+    open_page(page, f"{app_url}/implementation?lo=abc&hi=1e400&c=xyz&dtype=float64&lang=en")
+    notes = text_of(page, "url-notes")
+    assert "abc" in notes and "1e400" in notes and "float64" in notes
+    default = text_of(page, "implementation-e-gelu_tanh-max")
+    assert close(default, brute_max(tanh_form(0.044715), -4, 4))
+    # a reversed interval is swapped, and said so
+    open_page(page, f"{app_url}/implementation?lo=3&hi=-2&lang=en")
+    assert text_of(page, "implementation-msg") == content.fill(t["msg.swapped"], a="-2", b="3")
+    assert close(text_of(page, "implementation-e-gelu_sigmoid-max"), brute_max(sigmoid_form(1.702), -2, 3))
+    # typed junk: an empty box and an equal pair leave the figures and say why
+    box = page.locator("#implementation-lo")
+    box.fill("-2")
+    box.press("Enter")
+    assert wait_text(page, "implementation-msg", content.fill(t["msg.empty_interval"], a="-2")) == content.fill(t["msg.empty_interval"], a="-2")
+    box.fill("")
+    box.press("Enter")
+    empty = content.fill(content.text("en", "shell")["msg.empty"], name="lo", lo="-50", hi="50")
+    assert wait_text(page, "implementation-msg", empty) == empty
+    page.log.check()
