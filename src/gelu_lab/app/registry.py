@@ -24,7 +24,7 @@ PAGES = [
     Page("relu", "/relu", built=True),
     Page("sigmoid", "/sigmoid", built=True),
     Page("gradients", "/gradients", built=True),
-    Page("implementation", "/implementation"),
+    Page("implementation", "/implementation", built=True),
     Page("ffn", "/ffn", built=True),
     Page("bert", "/bert", built=True),
     Page("demo", "/demo", built=True),
