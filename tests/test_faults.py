@@ -1,0 +1,160 @@
+"""Faults: a job SIGKILLed at a random moment, a checkpoint damaged on disk.
+
+- A training run is killed (SIGKILL: no cleanup, like a power cut) at a random
+  moment after its first checkpoint, its resumption is killed again, and the
+  second resumption runs to the end: after each kill the store passes PRAGMA
+  integrity_check, and the result equals an unkilled run's bit for bit.
+  (tests/test_ffn_train.py kills once, right after the first checkpoint.)
+- A damaged checkpoint (bytes flipped, truncated, no checksum header) is
+  detected by its sha256 and reported in one line, exit 1: it is not loaded,
+  and neither it nor the store is touched.
+- A BERT probe is killed mid-run: the store stays consistent, the killed run
+  stays "running" with no result (readers only take "done" runs), and running
+  the same command again completes.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from gelu_lab import cli
+from gelu_lab.nn import runs as R
+from gelu_lab.nn.train import checkpoint_path
+from gelu_lab.store import Store
+from test_ffn_train import ENV, PY, _train_args, text_file  # noqa: F401  (text_file is a fixture)
+
+ARGS = ("--activations", "silu", "--steps", "200", "--ckpt-every", "10", "--eval-interval", "20")
+
+
+def integrity(path) -> str:
+    """PRAGMA integrity_check on a fresh connection ("ok" when sound)."""
+    db = sqlite3.connect(path)
+    try:
+        return db.execute("PRAGMA integrity_check").fetchone()[0]
+    finally:
+        db.close()
+
+
+def kill_at_random(argv, ready, rng, max_delay=0.3, timeout=240):
+    """Start `python -m gelu_lab argv`, wait for ready(), sleep a random moment, SIGKILL it.
+
+    Returns True if it was killed while still running (False: it had finished).
+    """
+    proc = subprocess.Popen([PY, "-m", "gelu_lab", *argv], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + timeout
+    while not ready() and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.01)
+    time.sleep(rng.uniform(0, max_delay))
+    alive = proc.poll() is None
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    return alive
+
+
+def test_train_killed_twice_at_random_moments_resumes_to_the_unkilled_result(text_file, tmp_path, capsys):  # noqa: F811
+    rng = random.Random()  # a new moment every run; the seed is printed for a replay
+    seed = rng.randrange(2**32)
+    rng.seed(seed)
+    print(f"kill moments seed {seed}")
+    store = str(tmp_path / "s.sqlite")
+    ckpt = tmp_path / "checkpoints" / "train-1.pt"
+    first = _train_args(text_file, store, *ARGS)
+    resume = _train_args(text_file, store, "--resume", "1")
+    assert kill_at_random(first, ckpt.exists, rng), "the run finished before it could be killed"
+    assert integrity(store) == "ok"
+    def step():  # the last step with a logged val_loss
+        with Store(store) as s:
+            return s.metrics(1, "val_loss")[-1]["step"]
+
+    killed_at = step()
+    assert kill_at_random(resume, lambda: step() > killed_at, rng), "the resumed run finished before it could be killed"
+    assert integrity(store) == "ok"
+    with Store(store) as s:
+        assert s.runs("train")[0]["status"] == "running"
+    assert cli.main(resume) == 0  # in-process: same thread count, same numbers
+    assert cli.main(_train_args(text_file, store, *ARGS, "--again")) == 0
+    capsys.readouterr()
+    assert integrity(store) == "ok"
+    with Store(store) as s:
+        resumed, straight = R.load_runs(s)
+    assert resumed["status"] == straight["status"] == "done"
+    assert resumed["metrics"] == straight["metrics"]  # every metric at every step, bit for bit
+    for k in ("val_loss_full", "val_loss", "train_loss"):
+        assert resumed["final"][k] == straight["final"][k]
+    assert not ckpt.exists()
+
+
+def _damage(kind: str, raw: bytes) -> bytes:
+    if kind == "flipped bytes":
+        b = bytearray(raw)
+        for i in range(len(b) // 2, len(b), 4099):  # inside the tensors, after the header
+            b[i] ^= 0x5A
+        return bytes(b)
+    if kind == "truncated":
+        return raw[: len(raw) * 2 // 3]
+    return raw.split(b"\n", 1)[1]  # "no header": a bare torch.save file (or one from before checksums)
+
+
+def test_a_damaged_checkpoint_is_reported_not_loaded(text_file, tmp_path, capsys):  # noqa: F811
+    store = str(tmp_path / "s.sqlite")
+    ckpt = tmp_path / "checkpoints" / "train-1.pt"
+    assert kill_at_random(_train_args(text_file, store, *ARGS), ckpt.exists, random.Random(0), max_delay=0)
+    good = ckpt.read_bytes()
+    with Store(store) as s:
+        before = (s.runs("train"), s.metrics(1))
+    resume = _train_args(text_file, store, "--resume", "1")
+    for kind in ("flipped bytes", "truncated", "no header"):
+        bad = _damage(kind, good)
+        ckpt.write_bytes(bad)
+        assert cli.main(resume) == 1, kind
+        out, err = capsys.readouterr()
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err and out == "", err
+        assert "checkpoint not loaded" in err and "sha256" in err, err
+        assert ckpt.read_bytes() == bad  # left for the user to look at
+        with Store(store) as s:
+            assert (s.runs("train"), s.metrics(1)) == before, kind  # nothing trained on damaged weights
+            assert s.integrity_ok()
+    ckpt.write_bytes(good)  # the intact one resumes
+    assert cli.main(resume) == 0
+    capsys.readouterr()
+    with Store(store) as s:
+        assert s.runs("train")[0]["status"] == "done"
+
+
+@pytest.mark.xdist_group("bert")
+def test_probe_killed_mid_run_leaves_a_sound_store_and_runs_again(tmp_path, capsys):
+    text = tmp_path / "s.txt"
+    words = "cat dog rain town river night bread stone light music".split()
+    text.write_text("".join(f"The {a} saw the {b} near the {c}.\n" for a in words for b in words[:3] for c in words[:1]))
+    store = str(tmp_path / "runs.sqlite")
+    argv = ["probe", "--text", str(text), "--precision", "none", "--threads", "1", "--store", store, "--no-progress"]
+
+    def started():  # the run row is written before the measuring starts
+        if not Path(store).exists():
+            return False
+        try:
+            with Store(store) as s:
+                return bool(s.runs("probe"))
+        except OSError:
+            return False
+
+    assert kill_at_random(argv, started, random.Random(), max_delay=0.3), "the probe finished before it could be killed"
+    assert integrity(store) == "ok"
+    with Store(store) as s:
+        (killed,) = s.runs("probe")
+        assert killed["status"] == "running" and s.results(killed["id"]) == {}
+        assert s.latest_result("probe", "probe") == (None, None)  # readers see no half result
+    assert cli.main(argv) == 0
+    capsys.readouterr()
+    assert integrity(store) == "ok"
+    with Store(store) as s:
+        run, value = s.latest_result("probe", "probe")
+        assert run["id"] != killed["id"] and run["status"] == "done" and value["n_sentences"] == 30
+        assert s.find_run("probe", killed["key"])["id"] == run["id"]  # the newest run of that key is the finished one
