@@ -4,9 +4,9 @@ lists give a one-line message, never an HTTP error."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
-import subprocess
-import sys
 
 import mpmath
 import numpy as np
@@ -15,6 +15,7 @@ import pytest
 from app_browser import app_url, browser, check_basics, context, open_page, tab, text_of  # noqa: F401
 from gelu_lab import cli
 from gelu_lab.app import content
+from gelu_lab.figures.demo import ERRORS, VALUES, table_figure
 
 pytestmark = pytest.mark.xdist_group("app")
 COLUMNS = ["x", "gelu", "gelu_tanh", "tanh_abs_err", "gelu_sigmoid", "sigmoid_abs_err", "relu"]
@@ -115,7 +116,10 @@ def test_copied_code_prints_the_table(tab, app_url, context, capsys):
     tab.click("#demo-snippet-box .copy")
     code = tab.evaluate("navigator.clipboard.readText()")
     assert code.strip() == text_of(tab, "demo-snippet")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):  # the page's own snippet, run as a reader would run it
+        exec(compile(code, "<copied from /demo>", "exec"), {})
+    out = buf.getvalue()
     assert out == run_cli(capsys, "--x", "-1,0.5,2", "--dtype", "float32")
     # the implementing functions are shown as their source
     from gelu_lab import table
@@ -159,3 +163,20 @@ def test_bad_url_in_chinese_shows_the_default_table(tab, app_url, capsys):
     doc = json.loads(run_cli(capsys, "--format", "json"))  # the default x list, float64
     assert page_cells(tab)[2] == [[repr(float(r[c])) for c in COLUMNS] for r in doc["rows"]]
     tab.log.check()
+
+
+def test_table_figure_draws_the_rows_in_x_order_with_gaps():
+    rows = [  # hand-made rows: the figure arranges what it is given
+        {"x": 1.0, "gelu": 0.8, "gelu_tanh": 0.7, "tanh_abs_err": 0.1, "gelu_sigmoid": 0.6, "sigmoid_abs_err": 0.2, "relu": 1.0},
+        {"x": -1.0, "gelu": -0.2, "gelu_tanh": -0.3, "tanh_abs_err": 0.1, "gelu_sigmoid": -0.4, "sigmoid_abs_err": 0.2, "relu": 0.0},
+        {"x": 0.0, "gelu": 0.0, "gelu_tanh": 0.0, "tanh_abs_err": 0.0, "gelu_sigmoid": 0.0, "sigmoid_abs_err": 0.0, "relu": 0.0},
+        {"x": float("inf"), "gelu": float("inf"), "gelu_tanh": float("inf"), "tanh_abs_err": float("nan"),
+         "gelu_sigmoid": float("inf"), "sigmoid_abs_err": 0.0, "relu": float("inf")},
+    ]
+    labels = {k: f"<{k}>" for k in ("title", "x", "y", "err", *VALUES, *(c for c, _ in ERRORS))}
+    fig = table_figure(rows, labels)
+    assert [tr.name for tr in fig.data] == [f"<{c}>" for c in VALUES] + [f"<{c}>" for c, _ in ERRORS]
+    assert list(fig.data[0].x) == [-1.0, 0.0, 1.0, None]  # sorted; inf is not drawn
+    assert list(fig.data[0].y) == [-0.2, 0.0, 0.8, None]
+    assert list(fig.data[4].y) == [0.1, None, 0.1, None]  # a zero error has no place on the log axis
+    assert fig.layout.yaxis2.type == "log" and fig.layout.title.text == "<title>"

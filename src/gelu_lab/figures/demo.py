@@ -24,7 +24,7 @@ def table_figure(rows: list[dict], labels: dict) -> go.Figure:
     dtype, leaves a gap). rows: comparison_table rows; labels: title, x, y, err and
     one legend name per column of VALUES and ERRORS."""
     rows = sorted(rows, key=lambda r: r["x"])
-    xs = [r["x"] for r in rows]
+    xs = [_finite_or_none(r["x"]) for r in rows]
     traces = [
         {"type": "scatter", "mode": "lines+markers", "x": xs, "y": [_finite_or_none(r[c]) for r in rows], "name": labels[c],
          "line": {"color": COLORS[c], "width": 2, "dash": "dot" if c == "relu" else None}, "marker": {"size": 6}}

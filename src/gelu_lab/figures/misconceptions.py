@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 
 from . import COLORS, NEUTRAL, axis, figure
 
-HEIGHT = 260
+HEIGHT = 290
 
 
 def _threshold(y: float, label: str) -> dict:
@@ -33,11 +33,13 @@ def curves_figure(x, curves: list[tuple], labels: dict, points=(), threshold=Non
                        "text": [p[2] for p in points], "textposition": "top center", "showlegend": False,
                        "marker": {"color": "black", "size": 8, "symbol": "x"}, "textfont": {"size": 11}})
     return figure(
-        traces, labels["title"], height=HEIGHT, hovermode="closest",
+        traces, labels["title"], hovermode="closest",
         xaxis=axis(labels["x"], type="log" if log_x else "linear"),
         yaxis=axis(labels["y"], type="log" if log_y else "linear", exponentformat="power"),
         shapes=[_threshold(*threshold)] if threshold else [],
-        legend={"orientation": "h", "y": -0.3, "x": 0, "font": {"size": 11}},
+        # the legend under the x axis title, with the room it needs
+        legend={"orientation": "h", "y": -0.36, "yanchor": "top", "x": 0, "font": {"size": 11}},
+        margin={"l": 55, "r": 15, "t": 50, "b": 90}, height=HEIGHT + 30,
     )
 
 
