@@ -12,9 +12,12 @@ to start it (:mod:`gelu_lab.nn.jobs`, a separate process) and shows its progress
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from dash import MATCH, Input, Output, State, callback, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
+from flask import has_request_context
 
 from ... import activations
 from ...analysis import claims as C
@@ -31,6 +34,8 @@ ERROR_BOUND = 0.003  # the bound of the two "max error below 0.003" claims (clai
 TRAINING = {"relu_half_dead": "relu"}
 RUN = {"preset": "quick", "steps": 600, "fc_init_std": 0.02}  # the shipped experiment (FFN page), one more seed
 TICK_MS = 1500
+CACHE_S = 300.0
+_CACHE: dict[str, tuple] = {}  # claim id -> (store signature, monotonic time, result)
 ON_DEMAND = ("tanh_much_faster",)  # its evidence is a benchmark (seconds, both cores): run on a click
 
 
@@ -48,15 +53,37 @@ def _store_path():
     return default_path()
 
 
-def check(cid: str) -> dict:
-    """check(cid) against the reader's runs store (None when there is none: reading never creates one)."""
+def _store_signature(path) -> tuple:
+    """What a stored result depends on: the store file and its write-ahead log (WAL mode), as they are now."""
+    out = [str(path)]
+    for p in (path, path.with_name(path.name + "-wal")):
+        try:
+            out.append(p.stat().st_mtime_ns)
+        except OSError:
+            out.append(None)
+    return tuple(out)
+
+
+def check(cid: str, fresh: bool = True) -> dict:
+    """check(cid) against the reader's runs store (None when there is none: reading never creates one).
+
+    fresh=False may answer from the last computation if it is under CACHE_S old and the
+    store has not changed since: a page opened twice, or warmed at server start, need not
+    recompute twelve claims; "check again" and a finished run always do.
+    """
     from ...store import Store
 
     path = _store_path()
+    sig, hit = _store_signature(path), _CACHE.get(cid)
+    if not fresh and hit and hit[0] == sig and time.monotonic() - hit[1] < CACHE_S:
+        return hit[2]
     if not path.exists():
-        return C.check(cid, None)
-    with Store(path) as s:
-        return C.check(cid, s)
+        res = C.check(cid, None)
+    else:
+        with Store(path) as s:
+            res = C.check(cid, s)
+    _CACHE[cid] = (sig, time.monotonic(), res)
+    return res
 
 
 # --- evidence -> figure --------------------------------------------------------------
@@ -199,20 +226,25 @@ def run_box(cid: str, t: dict):
     )
 
 
-def card(cid: str, lang: str, t: dict):
+def card(cid: str, lang: str, t: dict, res: dict | None = None):
+    """A claim's card: filled from `res` (a check() result), or waiting for its callback."""
     claim = C.CLAIMS[cid]
     state = "idle" if cid in ON_DEMAND else "checking"
-    fig = graph(f"misc-fig-{_slug(cid)}", figs.placeholder_figure(t[f"fig.{state}"]))
+    if res is None:
+        label, cls, note, nums, figure, how = t[f"verdict.{state}"], f"verdict-tag verdict-{state}", "", "", figs.placeholder_figure(t[f"fig.{state}"]), ""
+    else:
+        label, cls, note, nums, figure, how = evidence(res, lang, t)
+    fig = graph(f"misc-fig-{_slug(cid)}", figure)
     fig.id = _id("fig", cid)  # a pattern id for the callbacks; the PNG keeps the readable file name
     return html.Section(
         [
         html.H3(claim.text[lang]),
-        html.Div([html.Span(t[f"verdict.{state}"], id=_id("verdict", cid), className=f"verdict-tag verdict-{state}"),
+        html.Div([html.Span(label, id=_id("verdict", cid), className=cls),
                   html.Button(t["measure" if cid in ON_DEMAND else "recheck"], id=_id("recheck", cid), n_clicks=0, className="recheck")]),
-        html.P(id=_id("note", cid), className="evidence"),
-        html.Div(id=_id("numbers", cid)),
+        html.P(note, id=_id("note", cid), className="evidence"),
+        html.Div(nums, id=_id("numbers", cid)),
         fig,
-        html.Div(id=_id("how", cid)),
+        html.Div(how, id=_id("how", cid)),
         run_box(cid, t) if cid in TRAINING else None,
         dcc.Store(id=_id("refresh", cid), data=0),
         ],
@@ -222,12 +254,17 @@ def card(cid: str, lang: str, t: dict):
 
 
 def layout(state, lang):
+    """The cards. In the app they are filled by their callbacks, one request each, once the
+    page is drawn; rendered outside a request (the static report, the server's warm-up)
+    they are computed here, so the report has its verdicts and the first visit its cache."""
     t = content.text(lang, "misconceptions")
+    static = not has_request_context()
     return html.Div(
         [
             html.H1(t["title"]),
             md(t["intro"]),
-            html.Div([card(cid, lang, t) for cid in C.CLAIMS], className="claims"),
+            html.Div([card(cid, lang, t, check(cid, fresh=False) if static and cid not in ON_DEMAND else None) for cid in C.CLAIMS],
+                     className="claims"),
         ]
     )
 
@@ -260,7 +297,7 @@ def _check(_refresh, _again, id_, lang):
     t = _text(lang)
     lang = lang if lang in content.LANGS else content.DEFAULT_LANG
     try:
-        res = check(cid)
+        res = check(cid, fresh=ctx.triggered_id is not None)  # on first draw a recent result will do
     except Exception as e:  # one card says it could not be checked; the page goes on
         msg = content.fill(t["error"], error=f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:200])
         return t["verdict.error"], "verdict-tag verdict-untested", msg, "", figs.placeholder_figure(msg), ""
