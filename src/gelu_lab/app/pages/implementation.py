@@ -19,7 +19,7 @@ import math
 import numpy as np
 from dash import Input, Output, State, callback, dcc, html, no_update
 
-from ... import activations, jobs
+from ... import activations, frameworks, jobs
 from ... import numerics as nm
 from ...analysis import accuracy as acc
 from ...analysis import bench, errors, fits
@@ -51,18 +51,6 @@ BENCH_ARGS = ["--sizes", "1e6", "--repeats", "3", "--threads", "1"]  # "measure 
 BACKENDS = ("numpy", "gelu_lab", "torch")
 JOB_KINDS = {"acc": "accuracy-float32", "bench": "bench"}
 
-# Framework defaults that cannot be asked here (not installed): documented, with the source file.
-# form: the registry name of what the call computes (Hugging Face names map through activations.canonical).
-FRAMEWORKS = [
-    ("JAX", "jax.nn.gelu(x, approximate=True)", "approximate=True", "gelu_tanh", "jax/_src/nn/functions.py"),
-    ("TensorFlow", "tf.nn.gelu(features, approximate=False)", "approximate=False", "gelu", "tensorflow/python/ops/nn_ops.py"),
-    ("Keras 3", "keras.ops.gelu(x, approximate=True)", "approximate=True", "gelu_tanh", "keras/src/ops/nn.py"),
-    ("Keras 3", "keras.activations.gelu(x, approximate=False)", "approximate=False", "gelu", "keras/src/activations/activations.py"),
-    *(("Hugging Face transformers", f'ACT2FN["{name}"]', cls, activations.canonical(name), "src/transformers/activations.py")
-      for name, cls in (("gelu", "GELUActivation"), ("gelu_new", "NewGELUActivation"),
-                        ("gelu_pytorch_tanh", "PytorchGELUTanh"), ("quick_gelu", "QuickGELUActivation"))),
-]
-TORCH_FORMS = {"none": "gelu", "tanh": "gelu_tanh"}
 LEFT = {"textAlign": "left"}
 
 
@@ -318,34 +306,18 @@ def cost_view(lang, t):
 # --- framework defaults ---------------------------------------------------------------
 
 
-@functools.cache
-def torch_default() -> dict | None:
-    """torch's default GELU form, asked from the installed torch (None if it is not installed)."""
-    try:
-        import torch
-    except ImportError:
-        return None
-    default = inspect.signature(torch.nn.GELU.__init__).parameters["approximate"].default
-    return {"version": torch.__version__, "default": default, "module": torch.nn.GELU().approximate}
-
-
 def _td(*children, **kw):
     return html.Td(*children, style=LEFT, **kw)  # words and code read left-aligned
 
 
 def frameworks_table(lang, t):
+    """Which form each framework's GELU computes by default (PyTorch asked now: gelu_lab.frameworks)."""
     head = html.Tr([html.Th(t[f"fw.col.{c}"], style=LEFT) for c in ("fw", "call", "default", "form", "source")])
-    rows = []
-    td = torch_default()
-    if td is not None:
-        form = TORCH_FORMS.get(td["default"])
-        rows.append(html.Tr([
-            _td(f"PyTorch {td['version']}"), _td(html.Code("torch.nn.GELU() · F.gelu(x)")),
-            _td(f"approximate='{td['default']}'", id="implementation-fw-torch"),
-            _td(activations.get(form).label(lang) if form else td["default"]), _td(t["fw.asked"]),
-        ]))
-    for fw, call, default, form, source in FRAMEWORKS:
-        rows.append(html.Tr([_td(fw), _td(html.Code(call)), _td(default), _td(activations.get(form).label(lang)), _td(html.Code(source))]))
+    rows = [
+        html.Tr([_td(d.framework), _td(html.Code(d.call)), _td(d.default, **({"id": "implementation-fw-torch"} if d.asked else {})),
+                 _td(activations.get(d.form).label(lang)), _td(content.fill(t["fw.asked"], how=d.source) if d.asked else html.Code(d.source))])
+        for d in frameworks.defaults()
+    ]
     return html.Table([html.Thead(head), html.Tbody(rows)], className="values", id="implementation-fw-table")
 
 
