@@ -122,3 +122,17 @@ def test_card_figures_draw_what_they_are_given():
     bars = figs.bars_figure(["u", "v"], [1.25, 2.0], {"title": "T", "y": "Y"}, threshold=(1.5, "1.5x"))
     assert list(bars.data[0].x) == ["u", "v"] and list(bars.data[0].y) == [1.25, 2.0] and bars.layout.shapes[0].y0 == 1.5
     assert figs.placeholder_figure("nothing yet").layout.annotations[0].text == "nothing yet"
+
+
+def test_a_first_draw_may_reuse_a_result_until_the_store_changes(own_store):
+    from gelu_lab.app.pages import misconceptions as M
+    from gelu_lab.store import Store
+
+    a = M.check("relu_half_dead")
+    assert M.check("relu_half_dead", fresh=False) is a  # same store, just computed: reused
+    c = M.check("relu_half_dead")
+    assert c is not a  # "check again" recomputes
+    with Store(own_store):  # the store appears: an earlier result no longer holds
+        pass
+    b = M.check("relu_half_dead", fresh=False)
+    assert b is not c and b["verdict"] == "untested" and M.check("relu_half_dead", fresh=False) is b
