@@ -7,7 +7,7 @@ from __future__ import annotations
 import mpmath
 import pytest
 
-from app_browser import app_url, browser, check_basics, context, open_page, page, text_of  # noqa: F401
+from app_browser import app_url, browser, check_basics, context, open_page, page  # noqa: F401
 from gelu_lab.analysis import claims as C
 from gelu_lab.app import content
 from gelu_lab.figures import misconceptions as figs
