@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import plotly.graph_objects as go
 
 from . import COLORS, NEUTRAL, axis, figure
@@ -60,7 +62,8 @@ def cost_figure(bars: dict, roofline: float | None, backends: list, names: dict,
     shapes, notes = [], []
     if roofline:
         shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": roofline, "y1": roofline, "line": {"color": "black", "dash": "dash", "width": 1.5}})
-        notes.append({"xref": "paper", "x": 1, "y": roofline, "xanchor": "right", "yanchor": "bottom", "showarrow": False,
+        # on a log axis an annotation's y is log10 of the value (a shape's is the value itself)
+        notes.append({"xref": "paper", "x": 1, "y": math.log10(roofline), "xanchor": "right", "yanchor": "bottom", "showarrow": False,
                       "text": f"{labels['roofline']}: {roofline:.2f}", "font": {"size": 12}})
     return figure(traces, labels["title"], height=380, hovermode="closest", barmode="group", shapes=shapes, annotations=notes,
                   yaxis=axis(labels["y"], type="log", exponentformat="power"), xaxis=axis(""))

@@ -343,7 +343,7 @@ def job_controls(key, t, extra=()):
     done, total, text, running = job_view(key, t)
     p = f"implementation-{key}"
     return html.Div([
-        html.Div([*extra, html.Button(t[f"job.{key}.button"], id=f"{p}-go", n_clicks=0, className="run-button")], className="controls"),
+        html.Div([*extra, html.Button(t[f"job.{key}.button"], id=f"{p}-go", n_clicks=0, className="run-button")], className="controls" if extra else None),
         html.Div([html.Progress(id=f"{p}-progress", value=str(done), max=str(total))]),
         html.Div(text, id=f"{p}-status", role="status"),
         dcc.Interval(id=f"{p}-tick", interval=1000, disabled=not running),
