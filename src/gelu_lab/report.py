@@ -416,7 +416,9 @@ def build(out="gelu-lab.html", lang: str = "zh", store=None, progress: bool | No
         toc.append(f'<li><a href="#measured">{w["measured"]}</a></li>')
         bar.update()
         bar.set_postfix_str("assets")
-        css = (resources.files("gelu_lab").joinpath("app", "assets", "style.css").read_text(encoding="utf-8")) + _CSS
+        assets = resources.files("gelu_lab").joinpath("app", "assets")  # every stylesheet the app serves, style.css first
+        sheets = sorted((f for f in assets.iterdir() if f.name.endswith(".css")), key=lambda f: (f.name != "style.css", f.name))
+        css = "".join(f.read_text(encoding="utf-8") for f in sheets) + _CSS
         mathjax = _mathjax()
         now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
         doc = "".join([

@@ -99,12 +99,15 @@ def _random(store):
                f"x = 1 处 {n} 次抽样均值 {mean:.4f} ± {se:.4f}，GELU(1) = {g:.4f}；训练时并不抽取掩码。")
 
 
+ERROR_BOUND = 0.003  # the bound of the two "max error below 0.003" claims
+
+
 def _approx_error(form):
     def ev(store):
         from .errors import error_curves
 
         c = error_curves(form, interval=(-4.0, 4.0))
-        below = c.max_abs_error < 0.003
+        below = c.max_abs_error < ERROR_BOUND
         xs = " and ".join(f"x = {x:+.4f}" for x, _ in c.argmax_pair)
         return _ev("true" if below else "false", c.summary(),
                    f"Max |error| on [-4, 4] = {c.max_abs_error:.3e} at {xs}.",

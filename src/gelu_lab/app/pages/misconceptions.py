@@ -29,7 +29,6 @@ from .. import content
 from ..components import graph, md
 
 PARAMS = []
-ERROR_BOUND = 0.003  # the bound of the two "max error below 0.003" claims (claims._approx_error)
 # claims whose evidence is FFN training runs in the runs store: the activation a run needs
 TRAINING = {"relu_half_dead": "relu"}
 RUN = {"preset": "quick", "steps": 600, "fc_init_std": 0.02}  # the shipped experiment (FFN page), one more seed
@@ -119,7 +118,7 @@ def _fig_error(form):
         return figs.curves_figure(
             c.x[::step], [(f"|{activations.get(c.approx).label(t['lang'])} − GELU|", c.abs_error[::step], c.approx)],
             {"title": t["fig.error"], "x": "x", "y": "|error|"},
-            points=[(m["x"], m["abs_error"], f"{m['abs_error']:.2e}") for m in f["maxima"]], threshold=(ERROR_BOUND, f"{ERROR_BOUND:g}"))
+            points=[(m["x"], m["abs_error"], f"{m['abs_error']:.2e}") for m in f["maxima"]], threshold=(C.ERROR_BOUND, f"{C.ERROR_BOUND:g}"))
 
     return fig
 
