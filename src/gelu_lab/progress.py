@@ -19,6 +19,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from .files import atomic_write
+
 ENV = "GELU_LAB_JOB_PROGRESS"
 MIN_INTERVAL_S = 0.2  # at most five writes a second; the last update is always written
 
@@ -45,10 +47,9 @@ class _Mirrored(tqdm):
         if not force and now - self._last < MIN_INTERVAL_S and (self.total is None or self._count < self.total):
             return
         self._last = now
-        tmp = self._path.with_name(f".{self._path.name}.{os.getpid()}")
+        state = json.dumps({"n": self._count, "total": self.total, "desc": self._desc, "time": time.time()})
         try:
-            tmp.write_text(json.dumps({"n": self._count, "total": self.total, "desc": self._desc, "time": time.time()}))
-            os.replace(tmp, self._path)
+            atomic_write(self._path, lambda tmp: tmp.write_text(state))
         except OSError:  # progress is a courtesy: never fail the job over it
             pass
 
