@@ -22,6 +22,7 @@ import logging
 import random
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, urlsplit
@@ -91,6 +92,7 @@ class Tally:
     urls: int = 0
     requests: int = 0
     skipped: int = 0  # actions the browser could not do (element gone, covered): not app errors
+    why_skipped: Counter = field(default_factory=Counter)
     errors: list = field(default_factory=list)
 
     def line(self) -> str:
@@ -165,10 +167,10 @@ def _settle(page, ms: int = 5_000) -> None:
 
 def goto(page, base: str, url: str, full: bool) -> None:
     if full or not page.evaluate("() => !!window.dash_clientside && !!document.querySelector('main.page')"):
-        page.goto(base + url)
+        page.goto(base + url, timeout=60_000)
     else:
         page.evaluate(NAVIGATE, base + url)
-    page.wait_for_function(READY, timeout=30_000)
+    page.wait_for_function(READY, timeout=60_000)
 
 
 # marks the visible candidates of a selector with data-fuzz="k" in one round trip; returns their input types
@@ -210,15 +212,17 @@ def act(page, base: str, rng: random.Random, pages, tally: Tally) -> None:
             el, _ = _pick(page, rng, CLICKABLE)
             if el is None:
                 tally.skipped += 1
+                tally.why_skipped[f"{kind}: nothing to act on"] += 1
                 return
             el.click(timeout=1_500)
         elif kind == "type":
-            el, kind = _pick(page, rng, TYPABLE)
+            el, itype = _pick(page, rng, TYPABLE)
             if el is None:
                 tally.skipped += 1
+                tally.why_skipped[f"{kind}: nothing to act on"] += 1
                 return
             text = rng.choice([*JUNK, LONG[:3000]])
-            if kind == "number":
+            if itype == "number":
                 el.fill("")
                 el.press_sequentially(text[:60], delay=0)  # a number box keeps what a number box can hold
             else:
@@ -228,6 +232,7 @@ def act(page, base: str, rng: random.Random, pages, tally: Tally) -> None:
             el, _ = _pick(page, rng, "main [role=slider], main input, main button")
             if el is None:
                 tally.skipped += 1
+                tally.why_skipped[f"{kind}: nothing to act on"] += 1
                 return
             el.focus()
             for _ in range(rng.randint(1, 6)):
@@ -240,27 +245,33 @@ def act(page, base: str, rng: random.Random, pages, tally: Tally) -> None:
         if "Target page, context or browser has been closed" in str(e):
             raise
         tally.skipped += 1
+        tally.why_skipped[f"{kind}: {str(e).splitlines()[0][:70]}"] += 1
     page.wait_for_timeout(rng.choice([0, 10, 30, 100, 250]))
 
 
-def fuzz_session(context, base: str, seed: int, n_actions: int, tally: Tally, start: str | None = None, tab=None) -> None:
-    """A junk URL (`start`, or one of a random built page), then n random actions; errors into tally.
+def fuzz_session(tab, base: str, seed: int, n_actions: int, tally: Tally, start: str | None = None, full: bool = True) -> None:
+    """A junk URL (`start`, or one of a random built page), then n random actions in `tab`
+    (a tab from app_browser: its log records what went wrong); errors into tally.
 
-    In a fresh tab (a new reader: full page load) unless `tab` is given (the same
-    reader going on: the URL is opened inside the running app).
+    full: the URL is a full page load (a new reader), else it is opened inside the
+    running app (the same reader going on). One tab serves every session: closing
+    tabs under load once hung Playwright for minutes.
     """
     rng = random.Random(seed)
     pages = built_pages()
-    own = tab is None
-    if own:
-        tab = _new_tab(context)
     tab.set_default_timeout(3_000)
-    responses = []
+    responses, dialogs = [], []
     count = lambda r: responses.append(r.status)  # noqa: E731
+
+    def dialog(d):  # an alert from junk markup would mean the page ran it
+        dialogs.append(f"{d.type}: {d.message[:100]}")
+        d.dismiss()
+
     tab.on("response", count)
+    tab.on("dialog", dialog)
     try:
         page_row, mod = rng.choice(pages)
-        goto(tab, base, start or page_row.route + junk_query(rng, mod.PARAMS), full=own)
+        goto(tab, base, start or page_row.route + junk_query(rng, mod.PARAMS), full=full)
         tally.urls += 1
         for _ in range(n_actions):
             act(tab, base, rng, pages, tally)
@@ -270,14 +281,12 @@ def fuzz_session(context, base: str, seed: int, n_actions: int, tally: Tally, st
         tally.sessions += 1
         tally.requests += len(responses)
         tab.remove_listener("response", count)
-        log = tab.log
+        tab.remove_listener("dialog", dialog)
+        log, tab.log = tab.log, Log()
         tally.errors += [f"seed {seed}: console/page error: {e[:300]}" for e in log.errors]
         tally.errors += [f"seed {seed}: HTTP {s} {u[:160]}" for s, u in log.bad_status]
         tally.errors += [f"seed {seed}: request outside 127.0.0.1: {u[:160]}" for u in log.external()]
-        if own:
-            tab.close()
-        else:
-            tab.log = Log()
+        tally.errors += [f"seed {seed}: dialog opened: {d}" for d in dialogs]
 
 
 def every_param_url(rng: random.Random) -> list[str]:
@@ -315,11 +324,11 @@ def main() -> int:
         http_junk(base, random.Random(args.seed), args.http, tally)
         print(f"over HTTP: {tally.line()}", flush=True)
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        tab = _new_tab(browser.new_context(viewport={"width": 1280, "height": 900}))
         for i, url in enumerate(every_param_url(random.Random(args.seed))):
-            fuzz_session(context, base, args.seed * 100_000 + i, 3, tally, start=url)
+            fuzz_session(tab, base, args.seed * 100_000 + i, 3, tally, start=url, full=i == 0)
         for s in range(args.sessions):
-            fuzz_session(context, base, args.seed * 100_000 + 1000 + s, args.actions, tally)
+            fuzz_session(tab, base, args.seed * 100_000 + 1000 + s, args.actions, tally)
             print(f"session {s + 1}/{args.sessions}: {tally.line()}", flush=True)
         browser.close()
     server.close()
@@ -327,6 +336,7 @@ def main() -> int:
     print(f"\n{tally.line()} in {time.time() - t0:.0f} s (seed {args.seed})")
     for e in tally.errors[:50]:
         print("  " + e)
+    print("actions not possible (the browser's reason):", dict(tally.why_skipped.most_common(8)))
     return 1 if tally.errors else 0
 
 
