@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import json
 import os
 import resource
 import shutil
@@ -259,12 +260,26 @@ def readonly_data(tmp_path):
         subprocess.run(["umount", "-l", str(folder)], capture_output=True)
 
 
-def test_a_read_only_data_directory_is_one_line_exit_1(readonly_data, tmp_path, text_file, capsys, monkeypatch):
+READS = ("runs", "claims")  # commands that only read the store
+
+
+def test_a_read_only_data_directory_is_read_and_writes_are_one_line_exit_1(readonly_data, tmp_path, text_file, capsys, monkeypatch):
+    """The store in a folder we cannot write to is still listed and read; every write is refused in one line."""
     monkeypatch.setenv("GELU_LAB_DATA", str(readonly_data))
     monkeypatch.delenv("GELU_LAB_STORE", raising=False)
     before = _snapshot(readonly_data)
-    for argv in [a for a in store_commands(text_file) if a[0] != "report"] + [["report", "--out", str(readonly_data / "r.html"), "--no-progress"]]:
-        one_line_error(capsys, _fill(argv, tmp_path), 1)
+    for argv in store_commands(text_file):
+        if argv[0] in READS:
+            assert cli.main(_fill(argv, tmp_path)) == 0, argv
+            capsys.readouterr()
+    assert cli.main(["runs", "list", "--format", "json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert len(listed["rows"]) == 40  # every run of _real_store, read from the read-only folder
+    writes = [a for a in store_commands(text_file) if a[0] not in READS and a[0] != "report"]
+    for argv in writes + [["report", "--out", str(readonly_data / "r.html"), "--no-progress"]]:
+        line = one_line_error(capsys, _fill(argv, tmp_path), 1)
+        if argv[0] != "report":
+            assert "read-only" in line and "not writable" in line, line
     assert _snapshot(readonly_data) == before
 
 

@@ -23,6 +23,7 @@ import os
 import platform
 import sqlite3
 import sys
+import urllib.parse
 from pathlib import Path
 
 _SCHEMA = """
@@ -109,19 +110,41 @@ class Store:
 
     def __init__(self, path: str | os.PathLike | None = None):
         self.path = Path(path) if path is not None else default_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise OSError(f"cannot create the folder of the runs store {self.path} ({e.strerror or e})") from None
+        # A folder we may not write to (read-only mount, other owner) still lets us read
+        # an existing store: SQLite's WAL mode needs to create files beside it, so open it
+        # immutable, read-only (what a later writer adds to the WAL is not seen).
+        self.read_only = self.path.exists() and not os.access(self.path.parent, os.W_OK)
+        if not self.path.exists() and not os.access(self.path.parent, os.W_OK):
+            raise OSError(f"cannot write to the folder {self.path.parent} to create the runs store")
+        if self.read_only:
+            uri = f"file:{urllib.parse.quote(str(self.path.resolve()))}?mode=ro&immutable=1"
+            self.db = sqlite3.connect(uri, uri=True, isolation_level=None)
+        else:
+            self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         self.db.row_factory = sqlite3.Row
         try:
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA foreign_keys=ON")
-            self.db.executescript(_SCHEMA)
+            if not self.read_only:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA foreign_keys=ON")
+                self.db.executescript(_SCHEMA)
+            else:
+                self.db.execute("SELECT count(*) FROM runs").fetchone()
         except sqlite3.DatabaseError as e:
             self.db.close()
             raise OSError(f"runs store {self.path} is not a readable SQLite file ({e})") from None
 
     def close(self):
         self.db.close()
+
+    def _writing(self):
+        """The connection as a transaction context, or OSError on a store opened read-only."""
+        if self.read_only:
+            raise OSError(f"runs store {self.path} is read-only here: its folder {self.path.parent} is not writable")
+        return self.db
 
     def __enter__(self):
         return self
@@ -133,7 +156,7 @@ class Store:
     def start_run(self, kind: str, key: str, config: dict, command: str | None = None) -> int:
         """A new run in state 'running'; returns its id."""
         t = now()
-        with self.db:
+        with self._writing():
             cur = self.db.execute(
                 "INSERT INTO runs(kind, key, config, provenance, created, updated) VALUES (?,?,?,?,?,?)",
                 (kind, key, json.dumps(config, sort_keys=True), json.dumps(provenance(command)), t, t),
@@ -148,7 +171,7 @@ class Store:
         return self._run(row) if row else None
 
     def set_status(self, run_id: int, status: str):
-        with self.db:
+        with self._writing():
             self.db.execute("UPDATE runs SET status=?, updated=? WHERE id=?", (status, now(), run_id))
 
     def runs(self, kind: str | None = None, status: str | None = None) -> list[dict]:
@@ -160,7 +183,7 @@ class Store:
         return [self._run(r) for r in self.db.execute(q + " ORDER BY id", args)]
 
     def delete_run(self, run_id: int):
-        with self.db:
+        with self._writing():
             self.db.execute("DELETE FROM runs WHERE id=?", (run_id,))
 
     @staticmethod
@@ -173,7 +196,7 @@ class Store:
     # --- metrics and results ---------------------------------------------
     def log_metrics(self, run_id: int, step: int, values: dict):
         """Record named scalars at a step (one transaction; replaces on repeat)."""
-        with self.db:
+        with self._writing():
             self.db.executemany(
                 "INSERT OR REPLACE INTO metrics(run_id, step, name, value) VALUES (?,?,?,?)",
                 [(run_id, int(step), k, None if v is None else float(v)) for k, v in values.items()],
@@ -188,7 +211,7 @@ class Store:
     def put_result(self, run_id: int, name: str, value):
         from .output import _plain
 
-        with self.db:
+        with self._writing():
             self.db.execute(
                 "INSERT OR REPLACE INTO results(run_id, name, value) VALUES (?,?,?)",
                 (run_id, name, json.dumps(_plain(value))),
