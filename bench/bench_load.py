@@ -17,8 +17,8 @@ keep-alive connection, visiting pages in a loop:
   every server-side callback whose inputs are on that page, with its inputs'
   values taken from the page's layout and moved the way a reader moves them
   (a slider to another point of its grid, another dropdown option, another
-  subset of a checklist); buttons of class ``run-button`` (background jobs) and
-  pattern-matching callbacks are left out;
+  subset of a checklist), pattern-matching ones (MATCH, ALL) on the instances
+  the page holds; buttons of class ``run-button`` (background jobs) are left out;
 - sometimes an in-app navigation: the routing callback for another page.
 
 An error is a connection failure, an HTTP status other than 200 (204 for a
@@ -84,31 +84,68 @@ def _get(conn, path: str, headers=None) -> tuple[int, bytes]:
     return r.status, r.read()
 
 
+def _key(cid) -> str:
+    """A component id as Dash writes it in a request: the string, or the dict as sorted compact JSON."""
+    return cid if isinstance(cid, str) else json.dumps(cid, sort_keys=True, separators=(",", ":"))
+
+
 def _components(node, out: dict) -> dict:
-    """{id: (type, props)} for every component with a plain id in a /_dash-layout tree."""
+    """{id key: (type, props)} for every component with an id in a /_dash-layout tree."""
     if isinstance(node, list):
         for n in node:
             _components(n, out)
     elif isinstance(node, dict) and "props" in node:
         props = node["props"]
-        if isinstance(props.get("id"), str):
-            out[props["id"]] = (node.get("type"), props)
+        if isinstance(props.get("id"), (str, dict)):
+            out[_key(props["id"])] = (node.get("type"), props)
         for v in props.values():
             if isinstance(v, (list, dict)):
                 _components(v, out)
     return out
 
 
-def _split_output(output: str):
-    """Dash's "outputs" field for an output string ("id.prop" or "..a.p...b.q..")."""
+def _split_output(output: str) -> tuple[list[dict], bool]:
+    """([{id, property}], multi) for an output string ("id.prop" or "..a.p...b.q.."); ids as written."""
 
     def one(s):
         cid, prop = s.rsplit(".", 1)
         return {"id": cid, "property": prop.split("@")[0]}
 
     if output.startswith("..") and output.endswith(".."):
-        return [one(s) for s in output[2:-2].split("...")]
-    return one(output)
+        return [one(s) for s in output[2:-2].split("...")], True
+    return [one(output)], False
+
+
+def _pattern(cid: str) -> dict | None:
+    return json.loads(cid) if cid.startswith("{") else None
+
+
+def _matches(pattern: dict, cid: dict, binding: dict) -> bool:
+    if cid.keys() != pattern.keys():
+        return False
+    for k, v in pattern.items():
+        if v == ["MATCH"] and k in binding and cid[k] != binding[k]:
+            return False
+        if not isinstance(v, list) and cid[k] != v:
+            return False
+    return True
+
+
+def resolve(cid: str, comps: dict, binding: dict) -> list[str] | str | None:
+    """The id key(s) a dependency's id stands for on this page: a plain id, one id for
+    MATCH (under `binding`, which it extends), a list for ALL; None if absent."""
+    pattern = _pattern(cid)
+    if pattern is None:
+        return cid if cid in comps else None
+    if any(v == ["ALLSMALLER"] for v in pattern.values()):
+        return None
+    found = [k for k in comps if k.startswith("{") and _matches(pattern, json.loads(k), binding)]
+    if any(v == ["ALL"] for v in pattern.values()):
+        return found
+    if not found:
+        return None
+    binding.update({k: json.loads(found[0])[k] for k, v in pattern.items() if v == ["MATCH"]})
+    return found[0]
 
 
 def _grid_value(props, rng):
@@ -163,35 +200,63 @@ class Site:
             status, layout = _get(self.conn, "/_dash-layout", {"Referer": f"{base}{route}?lang=en"})
             assert status == 200, f"/_dash-layout for {route}: HTTP {status}"
             comps = _components(json.loads(layout), {})
-            self.pages[route] = (comps, [d for d in self.deps if self._runs_on(d, comps)])
+            self.pages[route] = (comps, [c for d in self.deps for c in self._on_page(d, comps)])
         self.conn.close()
 
     @staticmethod
-    def _runs_on(d: dict, comps: dict) -> bool:
-        """A server-side callback whose inputs and states are all plain ids on this page, and no job button."""
+    def _on_page(d: dict, comps: dict) -> list:
+        """[(callback, its ids resolved on this page)]: one per MATCH instance, none for a
+        clientside callback, one whose ids are missing here, or one a job button triggers."""
         if d.get("clientside_function") or d["output"] == ROUTE_OUTPUT:
-            return False
-        ids = [i["id"] for i in d["inputs"] + d["state"]]
-        if any(not isinstance(i, str) or i.startswith("{") or i not in comps for i in ids):
-            return False
-        return not any("run-button" in str(comps[i][1].get("className", "")) for i in ids)
+            return []
+        ids = [x["id"] for x in d["inputs"] + d["state"]] + [o["id"] for o in _split_output(d["output"])[0]]
+        firsts = [None]
+        m = next((i for i in ids if (_pattern(i) or {}) and ["MATCH"] in _pattern(i).values()), None)
+        if m is not None:  # every instance of the MATCH group on the page
+            firsts = [k for k in comps if k.startswith("{") and _matches(_pattern(m), json.loads(k), {})]
+        out = []
+        for first in firsts:
+            binding = {} if first is None else {k: json.loads(first)[k] for k, v in _pattern(m).items() if v == ["MATCH"]}
+            res = {i: resolve(i, comps, binding) for i in ids}
+            if any(v is None or v == [] for v in res.values()):
+                continue
+            keys = [k for x in d["inputs"] for k in (res[x["id"]] if isinstance(res[x["id"]], list) else [res[x["id"]]])]
+            if any("run-button" in str(comps[k][1].get("className", "")) for k in keys):
+                continue
+            out.append((d, res))
+        return out
 
-    def callback_body(self, route: str, d: dict, rng: random.Random) -> bytes:
+    def callback_body(self, route: str, cb, rng: random.Random) -> bytes:
         comps = self.pages[route][0]
+        d, res = cb
         trig = rng.choice(d["inputs"])
+        tkey = res[trig["id"]] if isinstance(res[trig["id"]], str) else rng.choice(res[trig["id"]])
 
-        def item(x, move):
-            ctype, props = comps[x["id"]]
-            return {"id": x["id"], "property": x["property"], "value": moved(ctype, props, x["property"], rng) if move else props.get(x["property"])}
+        def item(k, prop, move=False):
+            ctype, props = comps[k]
+            value = moved(ctype, props, prop, rng) if move else props.get(prop)
+            return {"id": json.loads(k) if k.startswith("{") else k, "property": prop, "value": value}
 
-        body = {"output": d["output"], "outputs": _split_output(d["output"]),
-                "inputs": [item(x, x is trig or rng.random() < 0.2) for x in d["inputs"]],
-                "changedPropIds": [f"{trig['id']}.{trig['property']}"],
-                "state": [item(x, False) for x in d["state"]]}
+        def items(x, trigger=False):
+            r = res[x["id"]]
+            if isinstance(r, list):
+                return [item(k, x["property"], trigger and k == tkey) for k in r]
+            return item(r, x["property"], trigger or rng.random() < 0.2)
+
+        outs, multi = _split_output(d["output"])
+        outputs = []
+        for o in outs:
+            r = res[o["id"]]
+            one = lambda k: {"id": json.loads(k) if k.startswith("{") else k, "property": o["property"]}  # noqa: E731
+            outputs.append([one(k) for k in r] if isinstance(r, list) else one(r))
+        body = {"output": d["output"], "outputs": outputs if multi else outputs[0],
+                "inputs": [items(x, x is trig) for x in d["inputs"]],
+                "changedPropIds": [f"{tkey}.{trig['property']}"],
+                "state": [items(x) for x in d["state"]]}
         return json.dumps(body).encode()
 
     def route_body(self, route: str, lang: str) -> bytes:
-        return json.dumps({"output": ROUTE_OUTPUT, "outputs": _split_output(ROUTE_OUTPUT),
+        return json.dumps({"output": ROUTE_OUTPUT, "outputs": _split_output(ROUTE_OUTPUT)[0],
                            "inputs": [{"id": "url", "property": "pathname", "value": route},
                                       {"id": "url", "property": "search", "value": f"?lang={lang}"}],
                            "changedPropIds": ["url.pathname"], "state": [{"id": "rendered", "property": "data", "value": None}]}).encode()
