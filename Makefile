@@ -11,7 +11,7 @@ PORT    ?= 8050
 # the CPU build of torch lies on this machine's disk; any other version pulls CUDA
 TORCH   := torch==2.13.0
 
-.PHONY: run test bench clean chromium
+.PHONY: run test bench clean chromium screenshots
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -39,6 +39,13 @@ chromium:
 
 test: $(TSTAMP) chromium
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+
+# PNGs of every page in both languages (docs/screenshots); a CJK font so the zh pages render
+screenshots: $(TSTAMP) chromium
+	@fc-list | grep -qi "wqy\|noto.*cjk" || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get install -y -qq fonts-wqy-microhei >/dev/null; \
+	  else sudo apt-get install -y -qq fonts-wqy-microhei >/dev/null; fi; }
+	$(BIN)/python docs/make_screenshots.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_gelu.py
