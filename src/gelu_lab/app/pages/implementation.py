@@ -174,8 +174,8 @@ def _exhaustive16(impl, dtype):
 
 
 @functools.lru_cache(maxsize=8)
-def _sample32(impl):
-    return acc.measure(impl, "float32", "sample", sample=F32_SAMPLE, progress=False)
+def _sample32(impl, n):
+    return acc.measure(impl, "float32", "sample", sample=n, progress=False)
 
 
 def _f32_args() -> list[str]:
@@ -211,7 +211,7 @@ def summaries(dtype) -> dict:
             out[impl] = (_exhaustive16(impl, dtype), "exhaustive")
         else:
             s = stored_f32(impl)
-            out[impl] = (s, "stored") if s is not None else (_sample32(impl), "sample")
+            out[impl] = (s, "stored") if s is not None else (_sample32(impl, F32_SAMPLE), "sample")
     return out
 
 
@@ -219,22 +219,27 @@ def impl_name(impl, t):
     return t["impl." + impl.replace(":", "_")]
 
 
-@functools.lru_cache(maxsize=64)
-def ulp_points(impl, dtype, a, b):
-    """(x, ulp error) of `impl` at the inputs of `dtype` in [a, b] that it gets wrong:
-    every input for a 16-bit format, ULP_POINTS evenly spaced ones for float32."""
+@functools.lru_cache(maxsize=16)
+def _ulp_errors(impl, dtype, a=None, b=None):
+    """(x, ulp error) of `impl` at the inputs it gets wrong: all 65 536 of a 16-bit format
+    (a, b unused), or ULP_POINTS evenly spaced float32 inputs of [a, b]."""
     if dtype == "float32":
         x = np.unique(np.linspace(a, b, ULP_POINTS).astype(np.float32))
     else:
         x = acc.plan(dtype).chunk(0)  # all 65 536 bit patterns
-        with np.errstate(invalid="ignore"):
-            xf = x.astype(np.float32)
-        x = x[(xf >= a) & (xf <= b)]
     im = acc.resolve(impl)
     got, _ = acc.evaluate(im, x)
     u = acc.ulp_distance(got, acc.reference_values(im.reference, x))
     bad = u > 0
-    return x[bad].astype(np.float64), u[bad]
+    with np.errstate(invalid="ignore"):
+        return x[bad].astype(np.float64), u[bad]
+
+
+def ulp_points(impl, dtype, a, b):
+    """(x, ulp error) of the inputs of `dtype` in [a, b] that `impl` gets wrong."""
+    x, u = _ulp_errors(impl, dtype, a, b) if dtype == "float32" else _ulp_errors(impl, dtype)
+    keep = (x >= a) & (x <= b)
+    return x[keep], u[keep]
 
 
 def precision_view(dtype, a, b, lang, t):
