@@ -1,0 +1,82 @@
+"""What the Implementation page costs: its render, its callbacks' work, its two background jobs.
+
+    .venv/bin/python bench/bench_implementation.py [--exhaustive]
+
+In one process, with an empty runs store in a temporary directory: the page's
+layout cold (first render: JIT caches, torch import, the 16-bit tallies) and warm,
+per dtype; the work behind each control (error curves on a new interval, the
+constant sliders, each fit); then the two jobs as the page starts them, with
+small plans (float32 range [1, 2], a one-size bench) and their wall time from
+start to "done". --exhaustive also times the page's real float32 job (all 2^32
+inputs of gelu_lab's exact GELU; minutes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def timed(fn, repeats=1):
+    ts = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def job_wall(P, key, **kw):
+    from gelu_lab import jobs
+
+    t0 = time.perf_counter()
+    P.start_job(key, **kw)
+    while jobs.status(P._store_path(), P.JOB_KINDS[key])["state"] == "running":
+        time.sleep(0.05)
+    st = jobs.status(P._store_path(), P.JOB_KINDS[key])
+    return time.perf_counter() - t0, st["state"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--exhaustive", action="store_true", help="also the real float32 job (minutes)")
+    args = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="gelu-impl-bench-")
+    os.environ["GELU_LAB_STORE"] = str(Path(tmp) / "runs.sqlite")
+    from gelu_lab.app import content, state
+    from gelu_lab.app.pages import implementation as P
+
+    t = content.text("en", "implementation")
+    print(f"cpus {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}, python {sys.version.split()[0]}")
+    v, _ = state.read(P.PARAMS, "?lang=en")
+    print(f"layout cold (bfloat16):               {timed(lambda: P.layout(v, 'en')):7.2f} s")
+    print(f"layout warm (bfloat16):               {timed(lambda: P.layout(v, 'en'), 5):7.3f} s")
+    for dt in ("float16", "float32"):
+        v2, _ = state.read(P.PARAMS, f"?dtype={dt}")
+        print(f"layout first {dt:9s}:               {timed(lambda: P.layout(v2, 'en')):7.2f} s")
+    iv = iter([(-3.0 - 0.01 * i, 2.0 + 0.01 * i) for i in range(100)])
+    print(f"error curves, a new interval:         {timed(lambda: P.error_view(*next(iv), 'abs', 'off', 'en', t), 5):7.3f} s")
+    cs = iter([0.04 + 1e-4 * i for i in range(100)])
+    print(f"constant sliders (4 located maxima):  {timed(lambda: P.constants_view(next(cs), 0.8, 1.7, -4, 4, 'en', t), 5):7.3f} s")
+    for norm in ("max", "l2"):
+        P._fit.cache_clear()
+        print(f"fit button, {norm:3s} (both forms):        {timed(lambda: P.fit_table(-4.0, 4.0, norm, t)):7.2f} s")
+    P.F32_PLAN = {"mode": "range", "interval": (1.0, 2.0)}
+    w, st = job_wall(P, "acc", impl="gelu")
+    print(f"job: float32 range [1, 2], 2^23 inputs: {w:6.2f} s ({st})")
+    P.BENCH_ARGS = ["--sizes", "1e5", "--repeats", "1", "--threads", "1"]
+    w, st = job_wall(P, "bench")
+    print(f"job: bench, 10 cases at n = 1e5:      {w:6.2f} s ({st})")
+    if args.exhaustive:
+        P.F32_PLAN = {"mode": "exhaustive"}
+        w, st = job_wall(P, "acc", impl="gelu")
+        print(f"job: float32 exhaustive, gelu_lab:    {w:6.1f} s ({st})")
+
+
+if __name__ == "__main__":
+    main()
