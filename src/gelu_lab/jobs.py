@@ -92,7 +92,7 @@ def start(store_path, kind: str, args: list[str], info: dict | None = None) -> d
         fcntl.flock(lock, fcntl.LOCK_EX)  # two clicks at once start one job
         st = status(store_path, kind)
         if st and st["state"] == "running":
-            raise ValueError(f"a {kind} job is already running")
+            raise ValueError(f"the {kind} job is already running")
         for f in (done, prog):
             f.unlink(missing_ok=True)
         cmd = [sys.executable, "-m", "gelu_lab.jobs", str(done), *map(str, args)]

@@ -46,9 +46,9 @@ IMPLS = ("gelu", "gelu_tanh", "torch:gelu", "torch:gelu_tanh")  # rows of the pr
 F32_PLAN = {"mode": "exhaustive"}  # the float32 run the page reads and its job computes (tests use a small one)
 F32_SAMPLE = 1 << 16  # stratified float32 sample shown until that run is stored
 ULP_POINTS = 8001  # float32 inputs of the ULP-error chart
-BENCH_CASES = ["copy", *(f"{b}:{f}" for b in ("numpy", "gelu_lab", "torch") for f in ("erf", "tanh", "sigmoid"))]
-BENCH_ARGS = ["--sizes", "1e6", "--repeats", "3", "--threads", "1"]  # "measure now": a short run
 BACKENDS = ("numpy", "gelu_lab", "torch")
+BENCH_CASES = ["copy", *(f"{b}:{f}" for b in BACKENDS for f in ("erf", "tanh", "sigmoid"))]  # forward float32
+BENCH_ARGS = ["--sizes", "1e6", "--repeats", "3", "--threads", "1"]  # "measure now": a short run
 JOB_KINDS = {"acc": "accuracy-float32", "bench": "bench"}
 
 LEFT = {"textAlign": "left"}
@@ -330,22 +330,22 @@ def frameworks_table(lang, t):
 
 
 def job_view(key, t):
-    """(progress value, max, status text, running) of the page's job `key` ("acc" or "bench")."""
+    """(progress value, max, status text, running, job) of the page's job `key` ("acc" or "bench")."""
     st = jobs.status(_store_path(), JOB_KINDS[key])
     if not st:
-        return 0, 1, t[f"job.{key}.idle"], False
+        return 0, 1, t[f"job.{key}.idle"], False, None
     p = st.get("progress") or {}
     n, total = int(p.get("n") or 0), int(p.get("total") or 1)
     what = st.get("what", st["command"])
     if st["state"] == "running":
-        return n, total, content.fill(t["job.running"], what=what, pct=f"{100 * n / max(total, 1):.0f}"), True
+        return n, total, content.fill(t["job.running"], what=what, pct=f"{100 * n / max(total, 1):.0f}"), True, st
     if st["state"] == "done":
-        return total, total, content.fill(t["job.done"], what=what), False
-    return n, total, content.fill(t["job.failed"], what=what, error=st.get("error", "")), False
+        return total, total, content.fill(t["job.done"], what=what), False, st
+    return n, total, content.fill(t["job.failed"], what=what, error=st.get("error", "")), False, st
 
 
 def job_controls(key, t, extra=()):
-    done, total, text, running = job_view(key, t)
+    done, total, text, running, _ = job_view(key, t)
     p = f"implementation-{key}"
     return html.Div([
         html.Div([*extra, html.Button(t[f"job.{key}.button"], id=f"{p}-go", n_clicks=0, className="run-button")], className="controls" if extra else None),
@@ -556,8 +556,8 @@ def _register_job(key, states=()):
             return no_update, no_update
         try:
             job = start_job(key, *args)
-        except ValueError as e:
-            return str(e), False  # already running: keep ticking
+        except ValueError as e:  # one job of a kind at a time (or a forged request): say so, keep ticking
+            return content.fill(t["job.busy"], reason=str(e)), False
         return content.fill(t["job.started"], what=job["what"]), False
 
     @callback(
@@ -572,8 +572,7 @@ def _register_job(key, states=()):
         prevent_initial_call=True,
     )
     def _tick(_, seen, lang):
-        done, total, text, running = job_view(key, content.text(lang, "implementation"))
-        st = jobs.status(_store_path(), JOB_KINDS[key])
+        done, total, text, running, st = job_view(key, content.text(lang, "implementation"))
         now = f"{st['pid']}:{st['state']}" if st else None
         # "seen" changes when the job does: a finished job redraws its section
         return str(done), str(total), text, (now if now != seen else no_update), not running
