@@ -271,10 +271,11 @@ class Client(threading.Thread):
         self.site, self.rng, self.deadline, self.cold = site, random.Random(seed), deadline, cold
         self.lat = {k: [] for k in KINDS}
         self.unchanged = {k: 0 for k in KINDS}  # 204: the callback changed nothing
+        self.by_callback: dict[str, list] = {}  # ms per callback (its first output), to find the slow one
         self.errors: list[str] = []
         self.conn = None
 
-    def _req(self, kind, method, path, body=None, headers=None):
+    def _req(self, kind, method, path, body=None, headers=None, name=None):
         if time.time() >= self.deadline:
             raise TimeoutError
         if self.conn is None:
@@ -290,6 +291,8 @@ class Client(threading.Thread):
             self.errors.append(f"{kind} {method} {path[:80]}: {type(e).__name__}: {e}")
             return None
         self.lat[kind].append((time.perf_counter() - t0) * 1e3)
+        if name:
+            self.by_callback.setdefault(name, []).append(self.lat[kind][-1])
         ok = r.status == 200 or (r.status == 204 and kind in ("callback", "route"))
         self.unchanged[kind] += r.status == 204
         if ok and r.status == 200 and kind in ("callback", "route"):
@@ -313,8 +316,9 @@ class Client(threading.Thread):
         self._req("dependencies", "GET", "/_dash-dependencies")
         callbacks = site.pages[route][1]
         for _ in range(rng.randint(2, 6) if callbacks else 0):
-            body = site.callback_body(route, rng.choice(callbacks), rng)
-            self._req("callback", "POST", "/_dash-update-component", body, {"Content-Type": "application/json"})
+            cb = rng.choice(callbacks)
+            name = _split_output(cb[0]["output"])[0][0]["id"]
+            self._req("callback", "POST", "/_dash-update-component", site.callback_body(route, cb, rng), {"Content-Type": "application/json"}, name)
         if rng.random() < 0.3:
             self._req("route", "POST", "/_dash-update-component", site.route_body(rng.choice(site.routes), lang), {"Content-Type": "application/json"})
 
@@ -368,6 +372,10 @@ def main(argv=None) -> int:
     said = [ln.rstrip() for ln in errlog if ln.strip()]
     server_errors = [ln for ln in said if SERVER_ERROR.search(ln)]
     lat = {k: [v for c in clients for v in c.lat[k]] for k in KINDS}
+    by_cb: dict[str, list] = {}
+    for c in clients:
+        for k, v in c.by_callback.items():
+            by_cb.setdefault(k, []).extend(v)
     errors = [e for c in clients for e in c.errors] + [f"server: {ln}" for ln in server_errors]
     errors += [f"{hung} clients still waiting at the end"] if hung else []
     total = sum(len(v) for v in lat.values())
@@ -375,6 +383,8 @@ def main(argv=None) -> int:
         "clients": args.clients, "seconds": args.seconds, "server_threads": args.threads, "cold_share": args.cold, "seed": args.seed,
         "wall_s": round(wall, 1), "requests": total, "errors": len(errors), "requests_per_s": round(total / wall, 1),
         "kinds": {k: {"n": len(v), "n_204": sum(c.unchanged[k] for c in clients), "p50_ms": pct(v, 50), "p95_ms": pct(v, 95), "p99_ms": pct(v, 99), "max_ms": pct(v, 100)} for k, v in lat.items()},
+        "callbacks": {k: {"n": len(v), "p50_ms": pct(v, 50), "p95_ms": pct(v, 95), "max_ms": pct(v, 100)}
+                      for k, v in sorted(by_cb.items(), key=lambda kv: -pct(kv[1], 95))},
         "all": {"p50_ms": pct(sum(lat.values(), []), 50), "p95_ms": pct(sum(lat.values(), []), 95)},
         "error_samples": errors[:20], "loadavg": [round(v, 2) for v in os.getloadavg()],
         "provenance": provenance(" ".join(["bench/bench_load.py", *(argv if argv is not None else sys.argv[1:])])),
@@ -383,6 +393,7 @@ def main(argv=None) -> int:
     for k, s in res["kinds"].items():
         f = lambda v: f"{v:9.1f}" if v is not None else f"{'-':>9}"  # noqa: E731
         print(f"{k:<14}{s['n']:7d}{s['n_204']:6d}{f(s['p50_ms'])}{f(s['p95_ms'])}{f(s['p99_ms'])}{f(s['max_ms'])}")
+    print("slowest callbacks (by p95, ms):", ", ".join(f"{k} {v['p50_ms']:.0f}/{v['p95_ms']:.0f} (n={v['n']})" for k, v in list(res["callbacks"].items())[:5]))
     print(f"\n{total} requests in {wall:.1f} s ({res['requests_per_s']} /s), errors: {len(errors)}; "
           f"load average {' '.join(map(str, res['loadavg']))} on {os.cpu_count()} CPUs")
     for e in errors[:20]:
