@@ -8,6 +8,7 @@ request off 127.0.0.1, or a callback that raised on the server (logged, answered
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -64,3 +65,41 @@ def test_the_server_log_catches_a_callback_that_failed_quietly(app_url):
         status = urllib.request.urlopen(req, timeout=30).status
     assert status == 204
     assert len(log.records) == 1 and "_dash-update-component" in log.records[0], log.records
+
+
+ODD = [  # (method, path, body, headers): what no browser sends, and a hand-crafted client might
+    ("GET", "/_dash-component-suites/../../etc/passwd", None, {}),
+    ("GET", "/_dash-component-suites/dash/../../../../etc/passwd", None, {}),
+    ("GET", "/_dash-component-suites/dash/nope.v1m1.js", None, {}),
+    ("GET", "/assets/../../../pyproject.toml", None, {}),
+    ("GET", "/assets/%2e%2e/%2e%2e/%2e%2e/pyproject.toml", None, {}),
+    ("GET", "/" + "a/" * 2000, None, {}),
+    ("GET", "/definition?" + "x=1&" * 5000, None, {}),
+    ("GET", "/_dash-layout", None, {"Referer": "not a url \x7f"}),
+    ("GET", "/_dash-layout", None, {"Referer": "http://127.0.0.1/definition?x=%FF%FE%00" + "9" * 20_000}),
+    ("HEAD", "/", None, {}),
+    ("DELETE", "/", None, {}),
+    ("PUT", "/_dash-update-component", b"{}", {}),
+    ("POST", "/_dash-update-component", b"[]", {"Content-Type": "application/json"}),
+    ("POST", "/_dash-update-component", b"null", {"Content-Type": "application/json"}),
+    ("POST", "/_dash-update-component", b"[" * 100_000 + b"]" * 100_000, {"Content-Type": "application/json"}),
+    ("POST", "/_dash-update-component", b"x" * 2_000_000, {"Content-Type": "application/json"}),
+    ("POST", "/_dash-update-component", json.dumps({
+        "output": "..shell.children...rendered.data..", "outputs": [{"id": "shell", "property": "children"}, {"id": "rendered", "property": "data"}],
+        "inputs": [{"id": "url", "property": "pathname", "value": 5}, {"id": "url", "property": "search", "value": ["a"]}],
+        "state": [{"id": "rendered", "property": "data", "value": None}], "changedPropIds": ["url.pathname"]}).encode(), {"Content-Type": "application/json"}),
+]
+
+
+@pytest.mark.parametrize("method, path, body, headers", ODD, ids=[f"{m} {p[:40]}" for m, p, _, _ in ODD])
+def test_odd_requests_never_500_and_serve_no_file_outside(app_url, method, path, body, headers):
+    import http.client
+    from urllib.parse import urlsplit
+
+    conn = http.client.HTTPConnection(urlsplit(app_url).netloc, timeout=60)
+    conn.request(method, path, body=body, headers=headers)
+    r = conn.getresponse()
+    data = r.read()
+    conn.close()
+    assert r.status < 500, (r.status, data[:200])
+    assert b"root:" not in data and b"[project]" not in data  # /etc/passwd, pyproject.toml
