@@ -166,10 +166,16 @@ def _settle(page, ms: int = 5_000) -> None:
 
 
 def goto(page, base: str, url: str, full: bool) -> None:
-    if full or not page.evaluate("() => !!window.dash_clientside && !!document.querySelector('main.page')"):
+    """Open url: inside the running app (history + popstate, as a link does) or, with
+    full or when no app is running in the tab, as a full page load."""
+    try:
+        inside = not full and page.evaluate("() => !!window.dash_clientside && !!document.querySelector('main.page')")
+        if inside:
+            page.evaluate(NAVIGATE, base + url)
+    except Exception:  # the tab was navigating (a previous back, a full load): load it afresh
+        inside = False
+    if not inside:
         page.goto(base + url, timeout=60_000)
-    else:
-        page.evaluate(NAVIGATE, base + url)
     page.wait_for_function(READY, timeout=60_000)
 
 
@@ -328,7 +334,11 @@ def main() -> int:
         for i, url in enumerate(every_param_url(random.Random(args.seed))):
             fuzz_session(tab, base, args.seed * 100_000 + i, 3, tally, start=url, full=i == 0)
         for s in range(args.sessions):
-            fuzz_session(tab, base, args.seed * 100_000 + 1000 + s, args.actions, tally)
+            try:
+                fuzz_session(tab, base, args.seed * 100_000 + 1000 + s, args.actions, tally)
+            except Exception as e:  # the session's first load failed: say so, go on with a fresh tab
+                tally.errors.append(f"seed {args.seed * 100_000 + 1000 + s}: session aborted: {str(e).splitlines()[0][:200]}")
+                tab = _new_tab(tab.context)
             print(f"session {s + 1}/{args.sessions}: {tally.line()}", flush=True)
         browser.close()
     server.close()
