@@ -155,6 +155,7 @@ NAVIGATE = """u => { if (document.activeElement) document.activeElement.blur();
 CLICKABLE = ("header a, header button, main a[href], main button, main input[type=checkbox], main input[type=radio], main label, "
              "main [role=slider], main [role=combobox], main [role=option], main [role=button], main .dash-dropdown, main summary")
 TYPABLE = "main input[type=text], main input[type=number], main input:not([type]), main textarea, main input[type=search]"
+TARGETS = {"click": CLICKABLE, "type": TYPABLE, "keys": "main [role=slider], main input, main button"}  # what each action acts on
 
 
 def _settle(page, ms: int = 5_000) -> None:
@@ -210,23 +211,19 @@ def act(page, base: str, rng: random.Random, pages, tally: Tally) -> None:
     kind = rng.choices(["url", "click", "type", "keys", "back"], weights=[2, 6, 3, 2, 1])[0]
     tally.actions += 1
     try:
+        if kind in TARGETS:
+            el, itype = _pick(page, rng, TARGETS[kind])
+            if el is None:
+                tally.skipped += 1
+                tally.why_skipped[f"{kind}: nothing to act on"] += 1
+                return
         if kind == "url":
             page_row, mod = rng.choice(pages)
             goto(page, base, page_row.route + junk_query(rng, mod.PARAMS), full=rng.random() < 0.15)
             tally.urls += 1
         elif kind == "click":
-            el, _ = _pick(page, rng, CLICKABLE)
-            if el is None:
-                tally.skipped += 1
-                tally.why_skipped[f"{kind}: nothing to act on"] += 1
-                return
             el.click(timeout=1_500)
         elif kind == "type":
-            el, itype = _pick(page, rng, TYPABLE)
-            if el is None:
-                tally.skipped += 1
-                tally.why_skipped[f"{kind}: nothing to act on"] += 1
-                return
             text = rng.choice([*JUNK, LONG[:3000]])
             if itype == "number":
                 el.fill("")
@@ -235,11 +232,6 @@ def act(page, base: str, rng: random.Random, pages, tally: Tally) -> None:
                 el.fill(text)
             el.press(rng.choice(["Enter", "Tab"]))
         elif kind == "keys":
-            el, _ = _pick(page, rng, "main [role=slider], main input, main button")
-            if el is None:
-                tally.skipped += 1
-                tally.why_skipped[f"{kind}: nothing to act on"] += 1
-                return
             el.focus()
             for _ in range(rng.randint(1, 6)):
                 el.press(rng.choice(KEYS))
