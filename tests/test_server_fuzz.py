@@ -16,7 +16,7 @@ import pytest
 from app_browser import app_url, browser, context, tab  # noqa: F401
 from app_fuzz import ServerLog, Tally, built_pages, every_param_url, fuzz_session, http_junk, junk_query
 
-pytestmark = pytest.mark.xdist_group("app")  # the app's server and Chromium, shared with the other page tests
+pytestmark = pytest.mark.xdist_group("fuzz")  # its own worker: off the long chain of page tests in group "app"
 
 
 def test_junk_query_covers_every_param_and_the_nasty_cases():
