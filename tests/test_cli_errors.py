@@ -369,3 +369,19 @@ def test_through_a_real_process_no_traceback_reaches_stderr(tmp_path):
         r = subprocess.run([PY, "-m", "gelu_lab", *argv], env=ENV, capture_output=True, text=True, timeout=120)
         assert r.returncode == code and r.stdout == "", (argv, r.stdout[:200])
         assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, r.stderr
+
+
+def test_a_write_is_one_transaction_all_rows_or_none(tmp_path):
+    """Each store write is one transaction: a failure half-way leaves none of its rows."""
+    path = tmp_path / "runs.sqlite"
+    with Store(path) as s:
+        r = s.start_run("train", "k", {"activation": "gelu"})
+        s.log_metrics(r, 0, {"a": 1.0, "b": 2.0})
+        with pytest.raises(RuntimeError):
+            with s._writing():
+                s.db.execute("INSERT INTO metrics(run_id, step, name, value) VALUES (?,?,?,?)", (r, 1, "a", 3.0))
+                raise RuntimeError("killed half-way")
+        assert [(m["step"], m["name"]) for m in s.metrics(r)] == [(0, "a"), (0, "b")]
+        assert not s.db.in_transaction and s.integrity_ok()
+    with Store(path) as s:  # and what a second connection sees
+        assert len(s.metrics(r)) == 2

@@ -17,6 +17,7 @@ Tables
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import os
@@ -140,11 +141,21 @@ class Store:
     def close(self):
         self.db.close()
 
+    @contextlib.contextmanager
     def _writing(self):
-        """The connection as a transaction context, or OSError on a store opened read-only."""
+        """One write transaction: all of its statements land, or none (a SIGKILL mid-way
+        leaves the store as before). The connection is in autocommit mode, where
+        ``with connection:`` opens no transaction, so BEGIN IMMEDIATE is explicit.
+        OSError on a store opened read-only."""
         if self.read_only:
             raise OSError(f"runs store {self.path} is read-only here: its folder {self.path.parent} is not writable")
-        return self.db
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
 
     def __enter__(self):
         return self
