@@ -19,7 +19,7 @@ import math
 import numpy as np
 from dash import Input, Output, State, callback, dcc, html, no_update
 
-from ... import activations, frameworks, jobs
+from ... import activations, frameworks, jobs, shipped
 from ... import numerics as nm
 from ...analysis import accuracy as acc
 from ...analysis import bench, errors, fits
@@ -190,17 +190,21 @@ def _f32_args() -> list[str]:
 
 
 def stored_f32(impl):
-    """The stored float32 summary of `impl` for F32_PLAN, or None."""
+    """(summary, source) of `impl` for F32_PLAN: the reader's stored run, else the shipped
+    one (gelu_lab.shipped), else (None, None)."""
     path = _store_path()
-    if not path.exists():
-        return None
-    from ...store import Store
+    if path.exists():
+        from ...store import Store
 
-    try:
-        with Store(path) as s:
-            return acc.stored(impl, "float32", store=s, **F32_PLAN)
-    except OSError:
-        return None
+        try:
+            with Store(path) as s:
+                got = acc.stored(impl, "float32", store=s, **F32_PLAN)
+            if got is not None:
+                return got, "stored"
+        except OSError:
+            pass
+    got = shipped.accuracy(acc.plan("float32", **F32_PLAN).key(acc.resolve(impl)))
+    return (got, "shipped") if got is not None else (None, None)
 
 
 def summaries(dtype) -> dict:
@@ -210,8 +214,8 @@ def summaries(dtype) -> dict:
         if dtype != "float32":
             out[impl] = (_exhaustive16(impl, dtype), "exhaustive")
         else:
-            s = stored_f32(impl)
-            out[impl] = (s, "stored") if s is not None else (_sample32(impl, F32_SAMPLE), "sample")
+            s, src = stored_f32(impl)
+            out[impl] = (s, src) if s is not None else (_sample32(impl, F32_SAMPLE), "sample")
     return out
 
 
@@ -271,18 +275,20 @@ def precision_view(dtype, a, b, lang, t):
 
 
 def stored_bench():
-    """(run, rows, machine) of the newest stored `gelu-lab bench` run, or None."""
+    """(run, rows, machine) of the newest `gelu-lab bench` run in the reader's store, else the
+    shipped one (gelu_lab.shipped), else None."""
     path = _store_path()
-    if not path.exists():
-        return None
-    from ...store import Store
+    if path.exists():
+        from ...store import Store
 
-    try:
-        with Store(path) as s:
-            run, rows = s.latest_result(bench.KIND, "rows")
-            return None if run is None else (run, rows, s.result(run["id"], "machine") or {})
-    except OSError:
-        return None
+        try:
+            with Store(path) as s:
+                run, rows = s.latest_result(bench.KIND, "rows")
+                if run is not None:
+                    return run, rows, s.result(run["id"], "machine") or {}
+        except OSError:
+            pass
+    return shipped.bench()
 
 
 def cost_view(lang, t):
