@@ -80,6 +80,13 @@ def context(browser):
     return _shared("context", lambda: browser.new_context(viewport={"width": 1280, "height": 900}))
 
 
+@pytest.fixture
+def own_store(tmp_path, monkeypatch):
+    """This test's own (empty) runs store: the app reads $GELU_LAB_STORE on every request (same process)."""
+    monkeypatch.setenv("GELU_LAB_STORE", str(tmp_path / "runs.sqlite"))
+    return tmp_path / "runs.sqlite"
+
+
 class Log:
     def __init__(self):
         self.requests, self.errors, self.bad_status = [], [], []

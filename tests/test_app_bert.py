@@ -8,22 +8,15 @@ from importlib import resources
 
 import pytest
 
-from app_browser import app_url, browser, check_basics, context, open_page, page, text_of  # noqa: F401
+from app_browser import own_store, app_url, browser, check_basics, context, open_page, page, text_of  # noqa: F401
 from gelu_lab import activations
 from gelu_lab.app import content
 
-pytestmark = pytest.mark.xdist_group("app")
+pytestmark = [pytest.mark.xdist_group("app"), pytest.mark.usefixtures("own_store")]
 
 
 def shipped():
     return json.loads(resources.files("gelu_lab").joinpath("data", "bert_probe.json").read_text())
-
-
-@pytest.fixture(autouse=True)
-def own_store(tmp_path, monkeypatch):
-    """Each test its own runs store: the page reads $GELU_LAB_STORE on every request (same process)."""
-    monkeypatch.setenv("GELU_LAB_STORE", str(tmp_path / "runs.sqlite"))
-    return tmp_path / "runs.sqlite"
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,6 @@ and junk in the URL or the boxes (a message, never an HTTP 500)."""
 
 from __future__ import annotations
 
-import os
 import re
 import urllib.request
 
@@ -13,18 +12,11 @@ import numpy as np
 import pytest
 from scipy import special
 
-from app_browser import app_url, browser, check_basics, context, open_page, set_slider, tab, text_of, wait_text  # noqa: F401
+from app_browser import own_store, app_url, browser, check_basics, context, open_page, set_slider, tab, text_of, wait_text  # noqa: F401
 from gelu_lab.app import content
 
 pytestmark = pytest.mark.xdist_group("app")
 SQRT_2_OVER_PI = float(np.sqrt(2 / np.pi))
-
-
-@pytest.fixture
-def own_store(tmp_path, monkeypatch):
-    """A fresh runs store: the page reads $GELU_LAB_STORE on every request."""
-    monkeypatch.setenv("GELU_LAB_STORE", str(tmp_path / "runs.sqlite"))
-    return os.environ["GELU_LAB_STORE"]
 
 
 @pytest.fixture

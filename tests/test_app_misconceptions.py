@@ -7,20 +7,13 @@ from __future__ import annotations
 import mpmath
 import pytest
 
-from app_browser import app_url, browser, check_basics, context, open_page, page  # noqa: F401
+from app_browser import own_store, app_url, browser, check_basics, context, open_page, page  # noqa: F401
 from gelu_lab.analysis import claims as C
 from gelu_lab.app import content
 from gelu_lab.figures import misconceptions as figs
 
-pytestmark = pytest.mark.xdist_group("app")
+pytestmark = [pytest.mark.xdist_group("app"), pytest.mark.usefixtures("own_store")]
 BENCH = "tanh_much_faster"  # its evidence is a timing of this machine: measured on a click, compared by verdict
-
-
-@pytest.fixture(autouse=True)
-def own_store(tmp_path, monkeypatch):
-    """Each test its own (empty) runs store: the page reads $GELU_LAB_STORE on every request (same process)."""
-    monkeypatch.setenv("GELU_LAB_STORE", str(tmp_path / "runs.sqlite"))
-    return tmp_path / "runs.sqlite"
 
 
 @pytest.fixture(autouse=True)
