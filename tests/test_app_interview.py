@@ -20,6 +20,16 @@ from gelu_lab.app import content
 pytestmark = pytest.mark.xdist_group("app")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def rendered_once():
+    """Render the page once in this process (the test server runs here too): its first
+    render fills the key-point caches, seconds of work that on a busy machine outlast
+    a navigation's wait."""
+    from gelu_lab.app import page_module, shell
+
+    shell.render("/interview", "?lang=en", {"interview": page_module("interview")})
+
+
 def pid(type_: str, q: str) -> str:
     """CSS selector of a pattern-matching component (Dash writes the id as sorted JSON)."""
     return "[id='" + json.dumps({"q": q, "type": f"interview-{type_}"}, sort_keys=True, separators=(",", ":")) + "']"
