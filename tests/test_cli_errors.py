@@ -302,7 +302,7 @@ def test_full_disk_for_real_file_size_limit_then_resume(tmp_path, text_file, cap
     r = subprocess.run([PY, "-m", "gelu_lab", *_train_argv(text_file, store)], env=ENV, preexec_fn=limit,
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, r.stderr
-    assert "disk" in r.stderr or "large" in r.stderr, r.stderr
+    assert "disk is full" in r.stderr or "too large" in r.stderr, r.stderr
     with Store(store) as s:
         assert s.integrity_ok()
         (run,) = s.runs("train")

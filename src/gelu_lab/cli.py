@@ -91,5 +91,7 @@ def main(argv=None) -> int:
         return 0
     except Exception as e:  # runtime failure: one line, not a traceback
         msg = str(e).splitlines()[0] if str(e) else ""
+        if type(e).__name__ == "OperationalError" and ("disk" in msg or "full" in msg):  # SQLite's words for ENOSPC/EFBIG
+            msg += ": the disk is full or a file hit its size limit; free space, then resume the run"
         print(f"gelu-lab: error: {type(e).__name__}: {msg}", file=sys.stderr)
         return 1
