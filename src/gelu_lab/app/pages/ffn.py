@@ -19,6 +19,7 @@ from ...figures import ffn as figs
 from ...nn import ffn as block
 from ...nn import jobs
 from ...nn import runs as R
+from ...store import default_path
 from .. import content
 from ..components import fmt, graph, md, message, readout, readouts, section, slider
 from ..state import Param, inputs
@@ -52,17 +53,11 @@ def _shipped():
     return runs, prov
 
 
-def _store_path():
-    from ...store import default_path
-
-    return default_path()
-
-
 def pool() -> tuple[list[dict], dict]:
     """(runs, shipped provenance): the shipped result set plus the finished runs of the user's store."""
     runs, prov = _shipped()
     runs = list(runs)
-    path = _store_path()
+    path = default_path()
     if path.exists():
         from ...store import Store
 
@@ -218,7 +213,7 @@ def _run_text(t):
 
 
 def job_view(t):
-    st = jobs.status(_store_path())
+    st = jobs.status(default_path())
     if not st:
         return 0, 1, t["run.idle"]
     total = max(1, st["steps"])
@@ -360,17 +355,22 @@ def _start(n, act, fc, steps, preset, lang):
     if act not in RUN_ACTS or fc not in ("0.02", "unit") or steps not in RUN_STEPS or preset not in RUN_PRESETS:
         return t["run.bad"]
     fc_value = 0.02 if fc == "0.02" else "unit"
-    # the next free seed of this experiment, so the run adds a seed to its bands
-    from ...nn.train import TrainConfig  # torch: only on a click that starts training anyway
-
-    full = TrainConfig.make(preset, steps=steps, fc_init_std=fc_value, activation=act).to_dict()
-    full["text_sha256"] = _corpus_sha()
-    seed = jobs.next_seed(pool()[0], full)
     try:
-        jobs.start(_store_path(), act, seed, steps, fc_value, preset=preset, eval_interval=max(10, steps // 12))
+        job = start_next_seed(default_path(), act, preset, steps, fc_value)
     except ValueError as e:
         return str(e)
-    return content.fill(t["run.started"], act=act, seed=str(seed))
+    return content.fill(t["run.started"], act=act, seed=str(job["seed"]))
+
+
+def start_next_seed(path, act: str, preset: str, steps: int, fc_init_std) -> dict:
+    """Start, as a background job, the next free seed of this experiment for `act`, so the
+    run adds a seed to its bands; the job (ValueError while another one runs)."""
+    from ...nn.train import TrainConfig  # torch: only on a click that starts training anyway
+
+    full = TrainConfig.make(preset, steps=steps, fc_init_std=fc_init_std, activation=act).to_dict()
+    full["text_sha256"] = _corpus_sha()
+    seed = jobs.next_seed(pool()[0], full)
+    return jobs.start(path, act, seed, steps, fc_init_std, preset=preset, eval_interval=max(10, steps // 12))
 
 
 def _corpus_sha():
@@ -396,7 +396,7 @@ def _corpus_sha():
 def _tick(_, seen, lang):
     t = content.text(lang, "ffn")
     done, total, text = job_view(t)
-    st = jobs.status(_store_path())
+    st = jobs.status(default_path())
     key = f"{st['pid']}:{st['state']}" if st else None
     opts = no_update
     if st and st["state"] == "done" and key != seen:  # a run finished since this page last looked: show it

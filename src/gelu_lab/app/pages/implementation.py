@@ -24,6 +24,7 @@ from ... import numerics as nm
 from ...analysis import accuracy as acc
 from ...analysis import bench, errors, fits
 from ...figures import implementation as figs
+from ...store import default_path
 from .. import content, custom_box
 from ..components import fmt, graph, md, message, number, readout, readouts, section, slider
 from ..state import Param, inputs
@@ -52,12 +53,6 @@ BENCH_ARGS = ["--sizes", "1e6", "--repeats", "3", "--threads", "1"]  # "measure 
 JOB_KINDS = {"acc": "accuracy-float32", "bench": "bench"}
 
 LEFT = {"textAlign": "left"}
-
-
-def _store_path():
-    from ...store import default_path
-
-    return default_path()
 
 
 def _names(lang):
@@ -192,7 +187,7 @@ def _f32_args() -> list[str]:
 def stored_f32(impl):
     """(summary, source) of `impl` for F32_PLAN: the reader's stored run, else the shipped
     one (gelu_lab.shipped), else (None, None)."""
-    path = _store_path()
+    path = default_path()
     if path.exists():
         from ...store import Store
 
@@ -277,7 +272,7 @@ def precision_view(dtype, a, b, lang, t):
 def stored_bench():
     """(run, rows, machine) of the newest `gelu-lab bench` run in the reader's store, else the
     shipped one (gelu_lab.shipped), else None."""
-    path = _store_path()
+    path = default_path()
     if path.exists():
         from ...store import Store
 
@@ -337,7 +332,7 @@ def frameworks_table(lang, t):
 
 def job_view(key, t):
     """(progress value, max, status text, running, job) of the page's job `key` ("acc" or "bench")."""
-    st = jobs.status(_store_path(), JOB_KINDS[key])
+    st = jobs.status(default_path(), JOB_KINDS[key])
     if not st:
         return 0, 1, t[f"job.{key}.idle"], False, None
     p = st.get("progress") or {}
@@ -364,7 +359,7 @@ def job_controls(key, t, extra=()):
 
 def start_job(key, impl=None):
     """Start the page's job `key`; ValueError if it is running or the request is bad."""
-    path = _store_path()
+    path = default_path()
     if key == "acc":
         if impl not in IMPLS:
             raise ValueError(f"unknown implementation {impl!r}")

@@ -25,6 +25,7 @@ from ...analysis.errors import error_curves
 from ...figures import misconceptions as figs
 from ...nn import jobs
 from ...output import fmt_number
+from ...store import default_path
 from .. import content
 from ..components import graph, md
 
@@ -44,12 +45,6 @@ def _id(kind: str, cid: str) -> dict:
 
 def _slug(cid: str) -> str:
     return cid.replace(".", "_")
-
-
-def _store_path():
-    from ...store import default_path
-
-    return default_path()
 
 
 def _store_signature(path) -> tuple:
@@ -72,7 +67,7 @@ def check(cid: str, fresh: bool = True) -> dict:
     """
     from ...store import Store
 
-    path = _store_path()
+    path = default_path()
     sig, hit = _store_signature(path), _CACHE.get(cid)
     if not fresh and hit and hit[0] == sig and time.monotonic() - hit[1] < CACHE_S:
         return hit[2]
@@ -209,7 +204,7 @@ def _job_text(st, t) -> tuple[int, int, str, bool]:
 
 
 def run_box(cid: str, t: dict):
-    done, total, text, running = _job_text(jobs.status(_store_path()), t)
+    done, total, text, running = _job_text(jobs.status(default_path()), t)
     act = TRAINING[cid]
     cmd = (f"gelu-lab train --activations {act} --preset {RUN['preset']} --steps {RUN['steps']} "
            f"--fc-init-std {RUN['fc_init_std']}")
@@ -321,7 +316,7 @@ def _job(n, _tick, id_, lang):
     if cid not in TRAINING:
         raise PreventUpdate
     t = _text(lang)
-    path = _store_path()
+    path = default_path()
     if isinstance(ctx.triggered_id, dict) and ctx.triggered_id.get("type") == "misc-run":
         if not n:
             raise PreventUpdate
@@ -338,10 +333,6 @@ def _job(n, _tick, id_, lang):
 
 def _start(path, act: str) -> dict:
     """Start one more seed of the FFN page's shipped experiment for `act` (the next free seed)."""
-    from ...nn.train import TrainConfig  # torch: only on a click that starts training anyway
     from . import ffn
 
-    full = TrainConfig.make(RUN["preset"], steps=RUN["steps"], fc_init_std=RUN["fc_init_std"], activation=act).to_dict()
-    full["text_sha256"] = ffn._corpus_sha()
-    seed = jobs.next_seed(ffn.pool()[0], full)
-    return jobs.start(path, act, seed, RUN["steps"], RUN["fc_init_std"], preset=RUN["preset"], eval_interval=max(10, RUN["steps"] // 12))
+    return ffn.start_next_seed(path, act, RUN["preset"], RUN["steps"], RUN["fc_init_std"])
