@@ -74,7 +74,8 @@ def table16(name: str, dtype_name: str) -> np.ndarray:
     return correctly_rounded(name, x)
 
 
-def _evaluate(x: np.ndarray, approximate: str, order: int) -> np.ndarray:
+def _evaluate(x: np.ndarray, approximate: str, order: int, out=None) -> np.ndarray:
+    """`out`, if given, is where the float32 kernels may write (C-contiguous, x's shape)."""
     key = (approximate, order)
     fmt = format_of(x.dtype)
     if key in _CORRECT:
@@ -86,7 +87,7 @@ def _evaluate(x: np.ndarray, approximate: str, order: int) -> np.ndarray:
         if fmt.name == "float32":
             from .kernels import correctly_rounded_f32
 
-            return correctly_rounded_f32(name, x)
+            return correctly_rounded_f32(name, x, out)
     with np.errstate(all="ignore"):
         xf = x.astype(np.float64)
         y = _F64[key](xf)
@@ -107,9 +108,12 @@ def _apply(x, approximate: str, order: int, out):
     a = as_float_array(x)
     if out is not None:
         a = np.broadcast_to(a, np.shape(out)).astype(out.dtype, copy=False)
-    y = _evaluate(np.ascontiguousarray(a), approximate, order).reshape(a.shape)
+    # the float32 kernel writes straight into a contiguous out that is not also the input
+    direct = out is not None and out.flags.c_contiguous and out.dtype == np.float32 and not np.shares_memory(a, out)
+    y = _evaluate(np.ascontiguousarray(a), approximate, order, out if direct else None).reshape(a.shape)
     if out is not None:
-        out[...] = y
+        if y is not out:
+            out[...] = y
         return out
     return y if y.ndim else y[()]
 
