@@ -153,15 +153,18 @@ def open_page(page, url: str, ready: str = "main.page", full: bool = False):
 
 
 def check_basics(page, slug: str, lang: str) -> None:
-    """The routed page is `slug` in `lang`: title, active nav entry, MathJax typeset
-    formulas, and every figure with the PNG download button (and no Plotly Cloud one)."""
+    """The routed page is `slug` in `lang`: title, active nav entry, formulas drawn as
+    MathML (no raw `$$` TeX left in the text), and every figure with the PNG download button (and no Plotly Cloud one)."""
     from gelu_lab.app import content
 
     t = content.text(lang, slug)
     assert page.inner_text("main h1").strip() == t["title"].strip()
     assert page.locator("header .nav-link.active").inner_text().strip() == content.text(lang, "shell")[f"nav.{slug}"]
     if "$$" in "".join(t.values()):
-        page.wait_for_selector("main mjx-container")
+        page.wait_for_function("() => { const f = document.querySelectorAll('main .math-display'); return f.length > 0 && [...f].every(e => e.querySelector('math')); }")
+        assert page.evaluate("() => document.querySelector('main math').namespaceURI") == "http://www.w3.org/1998/Math/MathML"
+        assert page.evaluate("() => document.querySelector('main math').getBoundingClientRect().height") > 10  # drawn, not an empty box
+    assert "$$" not in page.inner_text("main")
     n_fig = page.locator(".figure").count()
     assert n_fig >= 1
     assert page.locator(".modebar-btn[data-title='Download plot as a PNG']").count() == n_fig

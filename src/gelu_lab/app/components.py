@@ -4,12 +4,25 @@ from __future__ import annotations
 
 from dash import dcc, html
 
+from ..mathml import mathml, split
 from .state import Param
 
 
-def md(source: str, **kw) -> dcc.Markdown:
-    """Markdown, with MathJax (Dash's bundled copy) only where there is maths: `$$` on their own lines."""
-    return dcc.Markdown(source, mathjax="$" in source, className="prose", **kw)
+def md(source: str, **kw):
+    """Markdown; display formulas (`$$` on their own lines) become MathML, drawn by the browser.
+
+    Text without formulas is one dcc.Markdown. With formulas, a div of Markdown
+    pieces and formula divs; Dash has no MathML components and dcc.Markdown's
+    HTML parser mangles MathML, so a formula div carries its server-made
+    ``<math>`` in ``data-mathml`` and assets/gelu_lab.js puts it in place.
+    """
+    parts = split(source)
+    if all(kind == "md" for kind, _ in parts):
+        return dcc.Markdown(source, className="prose", **kw)
+    return html.Div(
+        [dcc.Markdown(p) if kind == "md" else html.Div(className="math-display", **{"data-mathml": mathml(p)}) for kind, p in parts],
+        className="prose", **kw,
+    )
 
 
 def graph(id: str, figure) -> dcc.Graph:

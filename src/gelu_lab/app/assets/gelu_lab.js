@@ -92,3 +92,24 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
     },
   },
 });
+
+// Formulas: the server sends each one as MathML markup in a div's data-mathml
+// (gelu_lab.mathml; Dash has no MathML components). Put it in place whenever such
+// a div appears or changes; the browser draws MathML itself (no MathJax).
+(function () {
+  function draw(el) {
+    const mml = el.getAttribute("data-mathml");
+    if (el.__mathml !== mml) { el.innerHTML = mml; el.__mathml = mml; }
+  }
+  function scan(root) {
+    if (root.nodeType !== 1) return;
+    if (root.matches(".math-display[data-mathml]")) draw(root);
+    root.querySelectorAll(".math-display[data-mathml]").forEach(draw);
+  }
+  new MutationObserver(function (records) {
+    records.forEach(function (r) {
+      if (r.type === "attributes") draw(r.target);
+      else r.addedNodes.forEach(scan);
+    });
+  }).observe(document.documentElement, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-mathml"] });
+})();
