@@ -35,7 +35,12 @@ def test_gate_figure_shades_exactly_the_area_left_of_x():
     assert np.all(np.asarray(shade.x) <= 0.5) and len(shade.x) == int(np.sum(X <= 0.5))
     assert np.array_equal(ys(shade), dens[: len(shade.x)])
     assert list(fig.data[definition.MARK_IN].x) == [0.5] and list(fig.data[definition.MARK_OUT].y) == [0.35]
-    assert "0.6900" in fig.layout.annotations[-1].text
+    label = fig.data[definition.LABEL]
+    assert list(label.x) == [0.5] and label.text[0] == "Φ(0.50) = 0.6900"
+    # the page moves x in place: every axis range is fixed and holds all the curves
+    assert list(fig.layout.xaxis.range) == list(fig.layout.xaxis2.range) == [X[0], X[-1]]
+    lo, hi = fig.layout.yaxis2.range
+    assert lo < min(X.min(), (X * 0.5).min()) and hi > max(X.max(), (X * 0.5).max())
     assert {a.text for a in fig.layout.annotations} >= {"<density_title>", "<output_title>"}
 
 

@@ -9,6 +9,7 @@ functions. One module per topic; :func:`new_figure` gives every figure the same 
 
 from __future__ import annotations
 
+import numpy as np
 import plotly.graph_objects as go
 
 # one colour per activation, the same on every page
@@ -53,6 +54,14 @@ def _base(title: str | None, height: int) -> dict:
 def styled(fig: go.Figure, title: str | None = None, height: int = 380) -> go.Figure:
     """The common look (see new_figure) applied to an existing figure."""
     return fig.update_layout(**_base(title, height))
+
+
+def span(*arrays, pad: float = 0.05) -> list[float]:
+    """[lo, hi] of all the values, widened by `pad` of the width on each side: the fixed
+    axis range of a figure whose curves the page moves in place (the axes stay as drawn)."""
+    lo = min(float(np.nanmin(a)) for a in arrays)
+    hi = max(float(np.nanmax(a)) for a in arrays)
+    return [lo - pad * (hi - lo), hi + pad * (hi - lo)]
 
 
 def figure(traces: list, title: str | None = None, height: int = 380, **layout) -> go.Figure:

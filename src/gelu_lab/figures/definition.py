@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from . import COLORS, NEUTRAL, axis, figure, side_by_side
+from . import COLORS, NEUTRAL, axis, figure, side_by_side, span
 
 # trace order of gate_figure, used by the clientside callback that moves x
-SHADE, MARK_IN, MARK_OUT = 1, 4, 5
+SHADE, MARK_IN, MARK_OUT, LABEL = 1, 4, 5, 6
+LABEL_Y = 0.42  # height of the Phi(x) label in the density plot (its y range is [0, 0.45])
+
+
+def phi_label(x: float, phi_x: float) -> str:
+    return f"Φ({x:.2f}) = {phi_x:.4f}"
 
 
 def gate_figure(grid, density, gelu, x: float, phi_x: float, gelu_x: float, labels: dict) -> go.Figure:
     """Left: N(0,1) density, area left of x shaded and labelled Phi(x). Right: input x vs output x Phi(x).
 
     labels: density_title, output_title, density, area, input, output, identity, x, y.
-    The last annotation is the Phi(x) label (moved with x by the page).
+    The page moves x in place (traces SHADE, MARK_IN, MARK_OUT and the Phi(x) label
+    LABEL, a text trace), so every axis range is fixed.
     """
     n = sum(1 for g in grid if g <= x)
     right = {"xaxis": "x2", "yaxis": "y2"}
@@ -28,15 +34,15 @@ def gate_figure(grid, density, gelu, x: float, phi_x: float, gelu_x: float, labe
          "marker": {"size": 11, "color": NEUTRAL, "symbol": "circle-open"}, **right},
         {"type": "scatter", "x": [x], "y": [gelu_x], "name": labels["output"], "mode": "markers",
          "marker": {"size": 11, "color": COLORS["gelu"]}, "showlegend": False, **right},
+        {"type": "scatter", "x": [x], "y": [LABEL_Y], "text": [phi_label(x, phi_x)], "mode": "text", "textposition": "middle left",
+         "textfont": {"color": COLORS["gelu"]}, "showlegend": False, "hoverinfo": "skip"},
     ]
     lay = side_by_side([labels["density_title"], labels["output_title"]], gap=0.1)
-    lay["xaxis"].update(axis(labels["x"]))
-    lay["xaxis2"].update(axis(labels["x"]))
+    xr = [float(grid[0]), float(grid[-1])]
+    lay["xaxis"].update(axis(labels["x"], range=xr))
+    lay["xaxis2"].update(axis(labels["x"], range=xr))
     lay["yaxis"].update(range=[0, 0.45])
-    lay["yaxis2"].update(axis(labels["y"]))
-    lay["annotations"].append(
-        {"x": x, "y": 0.42, "xref": "x", "yref": "y", "text": f"Φ({x:.2f}) = {phi_x:.4f}", "showarrow": False, "xanchor": "right", "font": {"color": COLORS["gelu"]}}
-    )
+    lay["yaxis2"].update(axis(labels["y"], range=span(grid, gelu)))
     return figure(
         traces, None, height=400, hovermode="closest", margin={"l": 55, "r": 15, "t": 40, "b": 90},
         legend={"orientation": "h", "x": 0, "y": -0.22, "yanchor": "top", "font": {"size": 12}}, **lay,

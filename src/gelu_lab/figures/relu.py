@@ -10,13 +10,13 @@ from . import COLORS, axis, figure, side_by_side
 SCALED = 1  # trace index of GELU(s x)/s in scale_figure (moved clientside)
 
 
-def scale_figure(x, relu, y_scaled, labels: dict) -> go.Figure:
-    """ReLU(x) and GELU(s x)/s on x. labels: title, relu, scaled, x, y."""
+def scale_figure(x, relu, y_scaled, labels: dict, yrange=None) -> go.Figure:
+    """ReLU(x) and GELU(s x)/s on x. labels: title, relu, scaled, x, y; yrange fixed (or autorange)."""
     traces = [
         {"type": "scatter", "x": x, "y": relu, "name": labels["relu"], "line": {"color": COLORS["relu"], "width": 2}},
         {"type": "scatter", "x": x, "y": y_scaled, "name": labels["scaled"], "line": {"color": COLORS["gelu"], "width": 2.5}},
     ]
-    return figure(traces, labels["title"], height=360, xaxis=axis(labels["x"]), yaxis=axis(labels["y"]))
+    return figure(traces, labels["title"], height=360, xaxis=axis(labels["x"]), yaxis=axis(labels["y"], range=yrange))
 
 
 def dead_unit_figure(relu_grad, gelu_grad, labels: dict, bins: int = 40) -> go.Figure:

@@ -29,14 +29,14 @@ def gates_figure(x, Phi, sig1702, sig1, labels: dict) -> go.Figure:
     return figure(traces, labels["title"], height=440, **lay)
 
 
-def family_figure(x, gelu, relu, y_beta, labels: dict) -> go.Figure:
-    """GELU, ReLU and x sigmoid(beta x) for one beta. labels: title, gelu, relu, family, x, y."""
+def family_figure(x, gelu, relu, y_beta, labels: dict, yrange=None) -> go.Figure:
+    """GELU, ReLU and x sigmoid(beta x) for one beta. labels: title, gelu, relu, family, x, y; yrange fixed (or autorange)."""
     traces = [
         {"type": "scatter", "x": x, "y": gelu, "name": labels["gelu"], "line": {"color": COLORS["gelu"], "width": 2.5}},
         {"type": "scatter", "x": x, "y": relu, "name": labels["relu"], "line": {"color": COLORS["relu"], "dash": "dot"}},
         {"type": "scatter", "x": x, "y": y_beta, "name": labels["family"], "line": {"color": COLORS["silu"], "width": 2}},
     ]
-    return figure(traces, labels["title"], height=380, xaxis=axis(labels["x"]), yaxis=axis(labels["y"]))
+    return figure(traces, labels["title"], height=380, xaxis=axis(labels["x"]), yaxis=axis(labels["y"], range=yrange))
 
 
 def squash_figure(x, gelu, sigmoid, labels: dict) -> go.Figure:

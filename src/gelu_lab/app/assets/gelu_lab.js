@@ -40,6 +40,25 @@ window.gelu_lab = (function () {
       const trig = window.dash_clientside.callback_context.triggered;
       return trig && trig.length ? trig[0].value : v;
     },
+    // the drawn plotly.js graph of dcc.Graph `id` (null until it is drawn)
+    plot: function (id) {
+      const el = document.getElementById(id);
+      return el && (el.classList.contains("js-plotly-plot") ? el : el.querySelector(".js-plotly-plot"));
+    },
+    // Move curves of a drawn figure in place: Plotly.animate without redraw rewrites
+    // only the paths of the given traces (about 1 ms, drawn at the next frame), where
+    // a new figure through Dash meant Plotly.react of the whole figure, 30-70 ms on a
+    // slow CPU. The axes are left as drawn: such figures have fixed ranges. `later`
+    // ({attr: [value per trace]}, e.g. legend names) redraws the legend, so it is
+    // restyled once the control rests. gd.data holds what is drawn (download, resize).
+    move: function (gd, traces, data, later) {
+      Plotly.animate(gd, { data: data, traces: traces },
+        { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } });
+      if (later) {
+        clearTimeout(gd.__later);
+        gd.__later = setTimeout(function () { if (gd.isConnected) Plotly.restyle(gd, later, traces); }, 150);  // the page may be gone
+      }
+    },
     bad: function (v) {
       return v === null || v === undefined || v === "" || !isFinite(Number(v));
     },
@@ -49,41 +68,35 @@ window.gelu_lab = (function () {
 window.dash_clientside = Object.assign({}, window.dash_clientside, {
   gelu_lab: {
     // Definition: move x. table: {lo, step, n, xs, density, gelu} (numbers) and
-    // {x, phi, out} (the same, preformatted). Figure arrays may arrive base64-encoded,
-    // so the new arrays are always taken from the table.
-    definition_x: function (x, dx, table, fig) {
+    // {x, phi, out} (the same, preformatted); the shaded area, both markers and the
+    // Phi(x) label (a text trace) move in the drawn figure (gelu_lab.move); returns the readouts.
+    definition_x: function (x, dx, table) {
       const G = window.gelu_lab, nu = window.dash_clientside.no_update;
       x = G.moved(x);
-      if (G.bad(x) || !fig) return [nu, nu, nu, nu];
-      const i = G.index(x, table), xv = table.xs[i];
-      const f = Object.assign({}, fig, { data: fig.data.slice(), layout: Object.assign({}, fig.layout) });
-      const S = table.trace;
-      f.data[S.shade] = Object.assign({}, fig.data[S.shade], { x: table.xs.slice(0, i + 1), y: table.density.slice(0, i + 1) });
-      f.data[S.mark_in] = Object.assign({}, fig.data[S.mark_in], { x: [xv], y: [xv] });
-      f.data[S.mark_out] = Object.assign({}, fig.data[S.mark_out], { x: [xv], y: [table.gelu[i]] });
-      const ann = fig.layout.annotations.slice();
-      const a = ann.length - 1;
-      ann[a] = Object.assign({}, ann[a], { x: xv, text: "Φ(" + table.x[i] + ") = " + table.phi[i] });
-      f.layout.annotations = ann;
-      return [f, table.x[i], table.phi[i], table.out[i]];
+      const gd = G.plot("definition-gate");
+      if (G.bad(x) || !gd) return [nu, nu, nu];
+      const i = G.index(x, table), xv = table.xs[i], S = table.trace;
+      G.move(gd, [S.shade, S.mark_in, S.mark_out, S.label], [
+        { x: table.xs.slice(0, i + 1), y: table.density.slice(0, i + 1) }, { x: [xv], y: [xv] }, { x: [xv], y: [table.gelu[i]] },
+        { x: [xv], y: [table.label_y], text: ["Φ(" + table.x[i] + ") = " + table.phi[i]] },
+      ]);
+      return [table.x[i], table.phi[i], table.out[i]];
     },
     // a family of precomputed curves y[i] indexed by a slider (vs ReLU's s, vs Sigmoid's beta)
-    family: function (v, dv, table, fig) {
+    family: function (id, v, dv, table) {
       const G = window.gelu_lab, nu = window.dash_clientside.no_update;
       v = G.moved(v);
-      if (G.bad(v) || !fig) return [nu, nu, nu];
+      const gd = G.plot(id);
+      if (G.bad(v) || !gd) return [nu, nu];
       const i = G.index(v, table);
-      const f = Object.assign({}, fig, { data: fig.data.slice() });
-      f.data[table.trace] = Object.assign({}, fig.data[table.trace], { y: table.y[i], name: table.names[i] });
-      return [f, table.value[i], table.readout[i]];
+      G.move(gd, [table.trace], [{ y: table.y[i] }], { name: [table.names[i]] });
+      return [table.value[i], table.readout[i]];
     },
     // Overview: show the ticked activations, the rest stay one legend click away
-    visible: function (names, fig) {
-      if (!fig || !Array.isArray(names)) return window.dash_clientside.no_update;
-      const f = Object.assign({}, fig, { data: fig.data.map(function (tr) {
-        return Object.assign({}, tr, { visible: names.indexOf(tr.meta) >= 0 ? true : "legendonly" });
-      }) });
-      return f;
+    visible: function (names) {
+      const gd = window.gelu_lab.plot("overview-curves");
+      if (!gd || !Array.isArray(names)) return;
+      Plotly.restyle(gd, { visible: gd.data.map(function (tr) { return names.indexOf(tr.meta) >= 0 ? true : "legendonly"; }) });
     },
     preset: function (clicks) {
       const trig = window.dash_clientside.callback_context.triggered_id;

@@ -32,7 +32,7 @@ def _gate():
         "lo": X.lo, "step": X.step, "n": len(g["x"]),
         "x": [fmt(v, 2) for v in g["x"]], "phi": [fmt(v) for v in g["Phi"]], "out": [fmt(v) for v in g["gelu"]],
         "xs": g["x"].tolist(), "density": g["phi"].tolist(), "gelu": g["gelu"].tolist(),
-        "trace": {"shade": figs.SHADE, "mark_in": figs.MARK_IN, "mark_out": figs.MARK_OUT},
+        "trace": {"shade": figs.SHADE, "mark_in": figs.MARK_IN, "mark_out": figs.MARK_OUT, "label": figs.LABEL}, "label_y": figs.LABEL_Y,
     }
 
 
@@ -97,16 +97,14 @@ clientside_callback(
     prevent_initial_call=True,
 )
 
-clientside_callback(
-    "function(x, dx, table, fig) { return window.dash_clientside.gelu_lab.definition_x(x, dx, table, fig); }",
-    Output("definition-gate", "figure"),
+clientside_callback(  # moves the shaded area, markers and label in the drawn figure (assets/gelu_lab.js)
+    "function(x, dx, table) { return window.dash_clientside.gelu_lab.definition_x(x, dx, table); }",
     Output("definition-rx", "children"),
     Output("definition-rphi", "children"),
     Output("definition-rout", "children"),
     Input("definition-x", "value"),
     Input("definition-x", "drag_value"),
     State("definition-table", "data"),
-    State("definition-gate", "figure"),
     prevent_initial_call=True,
 )
 

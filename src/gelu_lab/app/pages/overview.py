@@ -69,11 +69,9 @@ def layout(state, lang):
     )
 
 
-clientside_callback(
-    "function(names, fig) { return window.dash_clientside.gelu_lab.visible(names, fig); }",
-    Output("overview-curves", "figure"),
+clientside_callback(  # restyles the drawn figure (assets/gelu_lab.js): no output
+    "function(names) { window.dash_clientside.gelu_lab.visible(names); }",
     Input("overview-show", "value"),
-    State("overview-curves", "figure"),
     prevent_initial_call=True,
 )
 

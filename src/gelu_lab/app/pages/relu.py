@@ -9,6 +9,7 @@ from dash import Input, Output, State, callback, clientside_callback, dcc, html,
 from ... import activations
 from ...analysis import theory
 from ...figures import relu as figs
+from ...figures import span
 from .. import content
 from ..components import family_table, fmt, graph, md, message, readout, readouts, section, slider
 from ..state import Param, inputs
@@ -43,7 +44,8 @@ def layout(state, lang):
     gelu = activations.get("gelu").fn
     table, fam = _table(lang)
     i = round((state["s"] - S.lo) / S.step)
-    sfig = figs.scale_figure(XS, fam["relu"], fam["y"][i], {"title": t["fig.title"], "relu": "ReLU(x)", "scaled": table["names"][i], "x": "x", "y": t["fig.y"]})
+    sfig = figs.scale_figure(XS, fam["relu"], fam["y"][i], {"title": t["fig.title"], "relu": "ReLU(x)", "scaled": table["names"][i], "x": "x", "y": t["fig.y"]},
+                              yrange=span(fam["relu"], fam["y"]))  # fixed: the curve moves in place
     dfig, shares = dead(state["mu"], state["sigma"], t)
     return html.Div(
         [
@@ -85,15 +87,13 @@ def layout(state, lang):
     )
 
 
-clientside_callback(
-    "function(v, dv, table, fig) { return window.dash_clientside.gelu_lab.family(v, dv, table, fig); }",
-    Output("relu-scale", "figure"),
+clientside_callback(  # moves the curve in the drawn figure (assets/gelu_lab.js)
+    "function(v, dv, table) { return window.dash_clientside.gelu_lab.family('relu-scale', v, dv, table); }",
     Output("relu-rs", "children"),
     Output("relu-rgap", "children"),
     Input("relu-s", "value"),
     Input("relu-s", "drag_value"),
     State("relu-table", "data"),
-    State("relu-scale", "figure"),
     prevent_initial_call=True,
 )
 

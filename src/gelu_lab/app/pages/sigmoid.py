@@ -10,6 +10,7 @@ from ... import activations
 from ... import numerics as nm
 from ...analysis import theory
 from ...figures import sigmoid as figs
+from ...figures import span
 from .. import content
 from ..components import family_table, fmt, graph, md, presets, readout, readouts, section, slider
 from ..state import Param
@@ -42,7 +43,8 @@ def layout(state, lang):
     table, fam = _table(lang)
     i = round((state["beta"] - BETA.lo) / BETA.step)
     ffig = figs.family_figure(
-        XS, fam["gelu"], fam["relu"], fam["y"][i], {"title": t["fam.title"], "gelu": "GELU(x)", "relu": "ReLU(x)", "family": table["names"][i], "x": "x", "y": t["fig.y"]}
+        XS, fam["gelu"], fam["relu"], fam["y"][i], {"title": t["fam.title"], "gelu": "GELU(x)", "relu": "ReLU(x)", "family": table["names"][i], "x": "x", "y": t["fig.y"]},
+        yrange=span(fam["gelu"], fam["relu"], fam["y"]),  # fixed: the curve moves in place
     )
     best, best_d = theory.best_beta()
     ref = theory.beta_family([1.0, nm.SIGMOID_BETA], XS)["distance"]
@@ -90,14 +92,12 @@ clientside_callback(
     prevent_initial_call=True,
 )
 
-clientside_callback(
-    "function(v, dv, table, fig) { return window.dash_clientside.gelu_lab.family(v, dv, table, fig); }",
-    Output("sigmoid-family", "figure"),
+clientside_callback(  # moves the curve in the drawn figure (assets/gelu_lab.js)
+    "function(v, dv, table) { return window.dash_clientside.gelu_lab.family('sigmoid-family', v, dv, table); }",
     Output("sigmoid-rbeta", "children"),
     Output("sigmoid-rdist", "children"),
     Input("sigmoid-beta", "value"),
     Input("sigmoid-beta", "drag_value"),
     State("sigmoid-table", "data"),
-    State("sigmoid-family", "figure"),
     prevent_initial_call=True,
 )
