@@ -1,0 +1,39 @@
+"""What a cold page load fetches: the lean regenerator runtime instead of Dash's
+@babel/polyfill, and no MathJax (formulas are MathML). Fetched from the WSGI app."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from gelu_lab.app import get_app
+
+pytestmark = pytest.mark.xdist_group("app")
+
+
+@pytest.fixture(scope="module")
+def client():
+    return get_app().server.test_client()
+
+
+def test_index_loads_the_regenerator_runtime_not_the_polyfill(client):
+    html = client.get("/definition?lang=en").get_data(as_text=True)
+    scripts = re.findall(r'<script src="([^"]+)"', html)
+    assert not [s for s in scripts if "polyfill" in s or "mathjax" in s.lower()]
+    runtime = [s for s in scripts if "regenerator-runtime" in s]
+    assert len(runtime) == 1
+    assert scripts.index(runtime[0]) < min(i for i, s in enumerate(scripts) if "dash_renderer" in s)  # defined before Dash runs
+    resp = client.get(runtime[0])
+    assert resp.status_code == 200 and b"regeneratorRuntime" in resp.data
+
+
+def test_creating_the_app_twice_changes_nothing(client):
+    from gelu_lab.app import _serve_lean_polyfill
+
+    def scripts():
+        return re.findall(r'<script src="([^"]+)"', client.get("/").get_data(as_text=True))
+
+    before = scripts()
+    _serve_lean_polyfill()
+    assert scripts() == before
