@@ -153,18 +153,18 @@ def half_erfcx_and_exp(a):
 
 
 @numba.njit(inline="always", **_FLAGS)
-def round_flag(x, y, err, out, flags, i):
-    """Round y (known to within err) to float32 into out[i]; flag if undecided.
+def round_flag(x, y, lo, hi, out, flags, i):
+    """Round y to float32 into out[i], knowing the truth lies between lo and hi; flag if undecided.
 
-    Rounding is monotone, so if y - err and y + err round alike, so does the
-    truth. For |x| < TINY an undecided value is an exact tie at x/2 with the
-    truth just above it: it rounds up. Shared by every float32 kernel.
+    Rounding is monotone, so if lo and hi round alike, so does the truth. For
+    |x| < TINY an undecided value is an exact tie at x/2 with the truth just
+    above it: it rounds up. Shared by every float32 kernel.
     """
-    lo = np.float32(y - err)
-    hi = np.float32(y + err)
-    undecided = lo != hi and y == y  # nan is decided: it stays nan
+    lo32 = np.float32(lo)
+    hi32 = np.float32(hi)
+    undecided = lo32 != hi32 and y == y  # nan is decided: it stays nan
     tiny = abs(x) < TINY
-    out[i] = hi if undecided and tiny else np.float32(y)
+    out[i] = max(lo32, hi32) if undecided and tiny else np.float32(y)
     flags[i] = undecided and not tiny
 
 
@@ -178,7 +178,7 @@ def _gelu_f32(x, out, flags):
         # results are then x (x > 0) and -15 Q(15) = -5e-50, which rounds to -0
         xq = math.copysign(a, xi) * (h * e)
         y = xq if xi <= 0 else xi - xq  # <= : GELU(-0) = -0
-        round_flag(xi, y, abs(y) * REL_ERR, out, flags, i)
+        round_flag(xi, y, y * (1.0 - REL_ERR), y * (1.0 + REL_ERR), out, flags, i)
 
 
 @numba.njit(parallel=True, **_FLAGS)
@@ -197,7 +197,7 @@ def _gelu_grad_f32(x, out, flags):
             err = abs(y) * 1e-14
         if not abs(xi) < A_CUT:
             y = 1.0 if xi > 0 else (-0.0 if xi < 0 else xi)
-        round_flag(xi, y, err, out, flags, i)
+        round_flag(xi, y, y - err, y + err, out, flags, i)
 
 
 @numba.njit(parallel=True, cache=True)
@@ -214,25 +214,6 @@ def lookup16(table: np.ndarray, x: np.ndarray) -> np.ndarray:
     return out.view(table.dtype).reshape(np.shape(x))
 
 
-@numba.njit(cache=True)
-def _flagged(words, flags):
-    """Indices i with flags[i], reading flags eight at a time (as uint64 `words`): most words are 0."""
-    count = 0
-    for w in range(words.size):
-        if words[w]:
-            for i in range(8 * w, min(8 * w + 8, flags.size)):
-                count += flags[i]
-    idx = np.empty(count, dtype=np.int64)
-    count = 0
-    for w in range(words.size):
-        if words[w]:
-            for i in range(8 * w, min(8 * w + 8, flags.size)):
-                if flags[i]:
-                    idx[count] = i
-                    count += 1
-    return idx
-
-
 def raw_f32(name: str, x: np.ndarray, out: np.ndarray | None = None):
     """(float32 values, indices of the flagged ones) from the kernel alone, before any settling.
 
@@ -241,14 +222,14 @@ def raw_f32(name: str, x: np.ndarray, out: np.ndarray | None = None):
     """
     x = np.ascontiguousarray(x, dtype=np.float32).ravel()
     out = np.empty_like(x) if out is None else out.reshape(-1)
-    flags = np.zeros(-(-x.size // 8) * 8, dtype=np.bool_)  # whole uint64 words
+    flags = np.empty(x.size, dtype=np.bool_)
     if name == "gelu":
-        _gelu_f32(x, out, flags[: x.size])
+        _gelu_f32(x, out, flags)
     elif name == "gelu_grad":
-        _gelu_grad_f32(x, out, flags[: x.size])
+        _gelu_grad_f32(x, out, flags)
     else:
         raise ValueError(f"no float32 kernel for {name!r}")
-    return out, _flagged(flags.view(np.uint64), flags[: x.size])
+    return out, np.flatnonzero(flags)
 
 
 def correctly_rounded_f32(name: str, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:

@@ -170,7 +170,7 @@ def _libm_f32(x, grad, root, rc, out, flags):
         elif a == np.inf:
             y = (xi if not grad else 1.0) if xi > 0 else -0.0
             err = 0.0
-        round_flag(xi, y, err, out, flags, i)
+        round_flag(xi, y, y - err, y + err, out, flags, i)
 
 
 def _correct_f32_libm(name: str, x: np.ndarray) -> np.ndarray:
