@@ -109,12 +109,13 @@ def _apply(x, approximate: str, order: int, out):
     if out is not None:
         a = np.broadcast_to(a, np.shape(out)).astype(out.dtype, copy=False)
     # the float32 kernel writes straight into a contiguous out that is not also the input
-    direct = out is not None and out.flags.c_contiguous and out.dtype == np.float32 and not np.shares_memory(a, out)
-    y = _evaluate(np.ascontiguousarray(a), approximate, order, out if direct else None).reshape(a.shape)
+    direct = out is not None and out.flags.c_contiguous and out.dtype == np.float32 and not np.may_share_memory(a, out)
+    y = _evaluate(np.ascontiguousarray(a), approximate, order, out if direct else None)
     if out is not None:
         if y is not out:
-            out[...] = y
+            out[...] = y.reshape(a.shape)
         return out
+    y = y.reshape(a.shape)
     return y if y.ndim else y[()]
 
 
