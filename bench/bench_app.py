@@ -7,7 +7,9 @@ Starts `gelu-lab serve --port 0` in a subprocess, drives Debian's Chromium
 performance.now():
 
 - control latency: keydown (or click) -> first DOM mutation of the control's
-  readout (MutationObserver), n presses per control, alternating directions;
+  readout (MutationObserver), n presses per control, alternating directions (the
+  bars apply to this); and keydown -> first change drawn in the control's figure
+  (its SVG rewritten: a curve moved in place by Plotly.animate, or a new figure);
 - cold load: a fresh browser context (empty cache) opening a page for the first
   time, navigation start -> all figures drawn (the server started --settle s
   before, time for `serve`'s background warm-up of the per-page tables);
@@ -32,29 +34,32 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from app_browser import ARGS, CHROMIUM  # noqa: E402
 
-# (page URL, control id, key or click selector, readout to watch, kind)
+# (page URL, control id, key or click selector, readout to watch, kind, figure it changes)
 CONTROLS = [
-    ("/definition?x=1&lang=en", "definition-x", "ArrowRight", "definition-rout", "clientside"),
-    ("/definition?x=1&lang=en", "definition-n", "ArrowRight", "definition-bmean", "server"),
-    ("/relu?mu=-0.5&lang=en", "relu-s", "ArrowRight", "relu-rgap", "clientside"),
-    ("/relu?mu=-0.5&lang=en", "relu-mu", "ArrowRight", "relu-rdead", "server"),
-    ("/relu?mu=-0.5&lang=en", "relu-sigma", "ArrowRight", "relu-rdead", "server"),
-    ("/sigmoid?lang=en", "sigmoid-beta", "ArrowRight", "sigmoid-rdist", "clientside"),
-    ("/gradients?lang=en", "gradients-depth", "ArrowLeft", "gradients-f-mlp-gelu", "server"),
-    ("/?lang=en", "overview-show", "click", "overview-values", "server"),
-    ("/?lang=en", "overview-show", "click", "overview-curves", "clientside"),
+    ("/definition?x=1&lang=en", "definition-x", "ArrowRight", "definition-rout", "clientside", "definition-gate"),
+    ("/definition?x=1&lang=en", "definition-n", "ArrowRight", "definition-bmean", "server", "definition-bernoulli"),
+    ("/relu?mu=-0.5&lang=en", "relu-s", "ArrowRight", "relu-rgap", "clientside", "relu-scale"),
+    ("/relu?mu=-0.5&lang=en", "relu-mu", "ArrowRight", "relu-rdead", "server", "relu-dead"),
+    ("/relu?mu=-0.5&lang=en", "relu-sigma", "ArrowRight", "relu-rdead", "server", "relu-dead"),
+    ("/sigmoid?lang=en", "sigmoid-beta", "ArrowRight", "sigmoid-rdist", "clientside", "sigmoid-family"),
+    ("/gradients?lang=en", "gradients-depth", "ArrowLeft", "gradients-f-mlp-gelu", "server", "gradients-flow"),
+    ("/?lang=en", "overview-show", "click", "overview-values", "server", "overview-values"),
+    ("/?lang=en", "overview-show", "click", "overview-curves", "clientside", "overview-curves"),
 ]
 PAGES = ["/", "/definition", "/relu", "/sigmoid", "/gradients"]
 BAR = {"server": 40.0, "clientside": 16.0}
 
-PROBE = """([target, mode]) => {
-  window.__lat = []; window.__t0 = null;
-  const start = () => { window.__t0 = performance.now(); };
+PROBE = """([target, mode, fig]) => {
+  window.__lat = []; window.__t0 = null; window.__drawn = []; window.__t1 = null;
+  const start = () => { window.__t0 = window.__t1 = performance.now(); };
   document.addEventListener(mode === 'click' ? 'mousedown' : 'keydown', start, true);
-  const el = document.getElementById(target);
+  const opts = {subtree: true, childList: true, characterData: true, attributes: true};
   new MutationObserver(() => {
     if (window.__t0 !== null) { window.__lat.push(performance.now() - window.__t0); window.__t0 = null; }
-  }).observe(el, {subtree: true, childList: true, characterData: true, attributes: true});
+  }).observe(document.getElementById(target), opts);
+  new MutationObserver(() => {
+    if (window.__t1 !== null) { window.__drawn.push(performance.now() - window.__t1); window.__t1 = null; }
+  }).observe(document.getElementById(fig), opts);
 }"""
 READY = "() => document.querySelector('main.page') && document.querySelectorAll('.js-plotly-plot').length === document.querySelectorAll('.figure').length && document.querySelectorAll('.figure').length > 0"
 
@@ -94,7 +99,7 @@ def server_side(n: int = 20) -> None:
     jobs = {
         "definition-n": lambda: definition.bernoulli(1.0, 1010, 0, definition._t("en")),
         "relu-mu / sigma": lambda: relu.dead(-0.4, 1.0, content.text("en", "relu")),
-        "gradients-depth": lambda: gradients.flow(11, "en", content.text("en", "gradients")),
+        "gradients-depth": lambda: gradients.flow.__wrapped__(11, "en"),  # uncached: the first visit of a depth
         "overview-show": lambda: overview.values_table(1.0, ["gelu", "relu", "sigmoid", "silu"], "en", content.text("en", "overview")),
     }
     print(f"\nserver work per callback (ms, median of {n}, compute + JSON, in-process)")
@@ -134,11 +139,11 @@ def main() -> int:
             ctx = browser.new_context(viewport={"width": 1280, "height": 900})
             page = ctx.new_page()
             print(f"\ncontrol latency (ms, input event -> readout changed), n = {args.n}")
-            print(f"{'control':<22}{'kind':<12}{'readout':<24}{'p50':>7}{'p95':>7}{'bar':>6}")
-            for url, cid, key, target, kind in [c for c in CONTROLS if args.only in c[1]]:
+            print(f"{'control':<22}{'kind':<12}{'readout':<24}{'p50':>7}{'p95':>7}{'bar':>6}     {'figure drawn p50':>16}{'p95':>7}")
+            for url, cid, key, target, kind, fig in [c for c in CONTROLS if args.only in c[1]]:
                 page.goto(base + url)
                 page.wait_for_function(READY, polling="raf", timeout=60_000)
-                page.evaluate(PROBE, [target, key])
+                page.evaluate(PROBE, [target, key, fig])
                 if key == "click":
                     boxes = page.locator(f"#{cid} input[type=checkbox]")
                     el = [boxes.nth(i) for i in (5, 6)]  # SiLU, ELU: toggled on and off
@@ -150,12 +155,12 @@ def main() -> int:
                         el[i % 2].click()
                     else:
                         thumb.press(key if i % 2 == 0 else ("ArrowLeft" if key == "ArrowRight" else "ArrowRight"))
-                    page.wait_for_function("n => window.__lat.length >= n", arg=i + 1, timeout=10_000)
+                    page.wait_for_function("n => window.__lat.length >= n && window.__drawn.length >= n", arg=i + 1, timeout=10_000)
                     page.wait_for_timeout(30)
-                lat = page.evaluate("window.__lat")
+                lat, drawn = page.evaluate("window.__lat"), page.evaluate("window.__drawn")
                 p50, p95 = pct(lat, 50), pct(lat, 95)
                 ok = "ok" if p95 <= BAR[kind] else "OVER"
-                print(f"{cid:<22}{kind:<12}{target:<24}{p50:7.1f}{p95:7.1f}{BAR[kind]:6.0f} {ok}", flush=True)
+                print(f"{cid:<22}{kind:<12}{target:<24}{p50:7.1f}{p95:7.1f}{BAR[kind]:6.0f} {ok:<4}{pct(drawn, 50):12.1f}{pct(drawn, 95):11.1f}", flush=True)
                 rows.append((cid, kind, p50, p95))
             browser.close()
     finally:

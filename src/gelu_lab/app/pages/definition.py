@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
 from dash import ALL, Input, Output, State, callback, clientside_callback, dcc, html, no_update
 
 from ...analysis import theory
@@ -40,11 +41,20 @@ def gate_labels(t):
     return {k: t[f"fig.{k}"] for k in ("density_title", "output_title", "density", "area", "input", "output", "identity", "x", "y")}
 
 
+PLOTTED = 300  # points per running-mean curve at most: spaced evenly on its log n axis
+
+
 def bernoulli(x, n, seed, t):
-    """Figure and readouts of the Bernoulli-mask section."""
+    """Figure and readouts of the Bernoulli-mask section.
+
+    The curves are drawn through at most PLOTTED of the n running means (the first
+    and the last included), log-spaced like the axis: the same picture as all n,
+    with a payload and a redraw that do not grow with n (5000 masks were 200 kB).
+    """
     b = theory.bernoulli_masks(x, n, seed)
     labels = {k: t[f"bern.{k}"] for k in ("title", "gelu", "dropout", "relu", "expect", "n", "mean")}
-    fig = figs.bernoulli_figure(b["n"], b["gelu_running"], b["dropout_running"], b["relu_running"], b["gelu"], b["dropout"], b["relu"], labels)
+    k = np.unique(np.round(np.geomspace(1, len(b["n"]), PLOTTED)).astype(int)) - 1
+    fig = figs.bernoulli_figure(b["n"][k], b["gelu_running"][k], b["dropout_running"][k], b["relu_running"][k], b["gelu"], b["dropout"], b["relu"], labels)
     vals = [fmt(b["gelu_running"][-1]), fmt(b["gelu"]), fmt(abs(b["gelu_running"][-1] - b["gelu"])), fmt(b["dropout_running"][-1]), fmt(b["dropout"])]
     return fig, vals
 

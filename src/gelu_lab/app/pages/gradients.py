@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from dash import Input, Output, State, callback, html, no_update
 
 from ... import activations
@@ -35,7 +37,11 @@ def _derivatives(lang, t, kp):
     return figs.derivatives_figure(x, curves, names, points, {"title": t["fig.title"], "x": "x", "y": t["fig.y"], "points": t["fig.points"]})
 
 
-def flow(depth: int, lang, t):
+@functools.lru_cache(maxsize=4 * gradflow.MAX_DEPTH)
+def flow(depth: int, lang: str):
+    """Figure and readouts of the gradient-flow section at `depth` (cached: the slider has
+    MAX_DEPTH stops, and building the figure is most of the callback's 15 ms)."""
+    t = content.text(lang, "gradients")
     flows = {arch: {n: gradflow.gradient_flow(n, depth, arch) for n in FLOW_ACTS} for arch in gradflow.ARCHS}
     names = {n: activations.get(n).label(lang) for n in FLOW_ACTS}
     fig = figs.flow_figure(flows, names, {k: t[f"flow.{k}"] for k in ("mlp", "preln", "layer", "ratio")})
@@ -50,7 +56,7 @@ def _flow_ids():
 def layout(state, lang):
     t = content.text(lang, "gradients")
     kp = theory.key_points()
-    ffig, fvals = flow(state["depth"], lang, t)
+    ffig, fvals = flow(state["depth"], lang)
     labels = [f"{t['flow.' + arch]} · {activations.get(n).label(lang)}" for arch in gradflow.ARCHS for n in FLOW_ACTS]
     return html.Div(
         [
@@ -95,5 +101,5 @@ def _flow(depth, lang):
     vals, msg = inputs([(DEPTH, depth)], lang)
     if vals is None:
         return (no_update,) * (1 + len(_flow_ids())) + (msg,)
-    fig, out = flow(vals[0], lang, content.text(lang, "gradients"))
+    fig, out = flow(vals[0], lang)
     return (fig, *out, msg)
