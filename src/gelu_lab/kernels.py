@@ -10,29 +10,33 @@ no table lookup, so the loop vectorises (numba, AVX2, parallel over threads):
 * a^2 is exact in float64 for float32 a, so E has an exact argument. exp is
   k = round(z / ln2) read off the bits of z/ln2 + 1.5*2^52, r = z - k ln2 in
   one fused multiply-add (|k| <= 163, so the error of ln2's double is below
-  4e-15), a degree-9 Chebyshev interpolant of e^r on [-ln2/2, ln2/2]
-  (max relative error 2e-14), and 2^k built from its bits.
-* h on [0, A_CUT] is one degree-13 polynomial in y = (a - C)/(a + C),
-  C = 2.8 sqrt2: the map turns erfcx's 1/u tail into something a polynomial
-  fits (max relative error 4.9e-12; C was chosen by scanning). Coefficients:
+  4e-15), a Chebyshev interpolant of e^r on [-ln2/2, ln2/2], and 2^k built
+  from its bits.
+* h on [0, A_CUT] is one polynomial in y = (a - C)/(a + C), C = K sqrt2: the
+  map turns erfcx's 1/u tail into something a polynomial fits. Coefficients:
   Chebyshev interpolation of SciPy's erfcx, converted to monomials in y (all
-  below 0.35, so Horner is stable).
+  below 0.4, so Horner is stable); K was chosen by scanning.
 * Polynomials run as two Horner chains in t^2: this CPU (Zen 1) splits each
   256-bit operation in two and has 16 vector registers; two chains keep the
   multiply-add units busy without spilling (four chains measured 7 % slower,
-  one chain 10 %).
+  one chain 10 %, Estrin's scheme 3 %).
 * GELU' near its root x0 = -0.75179... is the Taylor series of
   :func:`gelu_lab.numerics.grad_root_series` in (x - x0).
 
-The float64 value is within REL_ERR = 6e-12 of the truth (h 4.9e-12 +
-exp 2e-14 + roundings ~1e-15; `tests/test_core_accuracy.py` checks both fits
-against mpmath). It is rounded once to float32; an input is flagged when the
-ends of its error interval round differently, i.e. the kernel cannot decide.
-Flagged inputs (0.014 % of N(0, 4) data) go to
+Two tiers (:class:`Fit`), each a bound on the relative error of its float64
+value (the fits' errors plus ~1e-15 of roundings; `tests/test_core_accuracy.py`
+checks the fits against mpmath):
+
+    FAST   h degree 11, K = 2.75, exp degree 7    3.5e-10   flags 0.83 % of N(0, 4) data
+    TIGHT  h degree 13, K = 2.8,  exp degree 9    6e-12     flags 1.7 % of those
+
+The value is rounded once to float32; an input is flagged when the ends of its
+error interval round differently, i.e. the tier cannot decide. GELU runs FAST
+on everything and TIGHT on FAST's flagged inputs; GELU' runs TIGHT. What
+is left (0.014 % of N(0, 4) data) goes to
 :func:`gelu_lab.reference.correctly_rounded` (libm with a tight bound, then
-mpmath). Measured trade-off: a looser kernel (degrees 11 and 7, 3.5e-10) is
-~0.7 ns per element cheaper to evaluate but flags 60 times as many inputs,
-and finding and settling them costs more than that.
+mpmath). Measured (1 thread, 2^24 inputs): FAST 7.4 ns per element, TIGHT
+8.0, finding the flagged 0.23, TIGHT on them 0.08: two tiers beat either alone.
 Beyond |x| = 15 both functions are their float32 limits (x or -0; 1 or -0).
 The whole float32 range is verified exhaustively by `bench/exhaustive_float32.sh`.
 """
@@ -49,16 +53,10 @@ from scipy import special
 
 from . import numerics as nm
 
-REL_ERR = 6e-12  # bound on the relative error of the float64 value
 A_CUT = 15.0  # beyond |x| = 15 the float32 results are the limits
 TINY = nm.TINY
 
 _U_MAX = 10.75  # A_CUT / sqrt2 < 10.75
-_MAP_K = 2.8
-_MAP_C = _MAP_K * nm.SQRT2  # y = (a - C)/(a + C) = (u - K)/(u + K), u = a/sqrt2
-_Y_HI = (_U_MAX - _MAP_K) / (_U_MAX + _MAP_K)
-_ERFCX_DEG = 13
-_EXP_DEG = 9
 _ROOT_DEG = 15
 _ROOT_RADIUS = 1.0 / 16
 _LN2 = math.log(2.0)
@@ -73,14 +71,15 @@ def _monomials(f, deg: int, lo: float, hi: float) -> np.ndarray:
     return p.convert(kind=np.polynomial.Polynomial, domain=[-1, 1], window=[-1, 1]).coef
 
 
-def half_erfcx_coefficients() -> np.ndarray:
-    """h = 0.5 erfcx(u) as a polynomial in y = (u - K)/(u + K), y in [-1, _Y_HI]."""
-    return _monomials(lambda y: 0.5 * special.erfcx(_MAP_K * (1 + y) / (1 - y)), _ERFCX_DEG, -1.0, _Y_HI)
+def half_erfcx_coefficients(k: float, deg: int) -> np.ndarray:
+    """h = 0.5 erfcx(u) as a polynomial in y = (u - k)/(u + k), u in [0, _U_MAX]."""
+    y_hi = (_U_MAX - k) / (_U_MAX + k)
+    return _monomials(lambda y: 0.5 * special.erfcx(k * (1 + y) / (1 - y)), deg, -1.0, y_hi)
 
 
-def exp_coefficients() -> np.ndarray:
+def exp_coefficients(deg: int) -> np.ndarray:
     """e^r as a polynomial in r on [-ln2/2, ln2/2]."""
-    return _monomials(np.exp, _EXP_DEG, -_LN2 / 2, _LN2 / 2)
+    return _monomials(np.exp, deg, -_LN2 / 2, _LN2 / 2)
 
 
 def _two_chains(c: np.ndarray) -> np.ndarray:
@@ -90,8 +89,22 @@ def _two_chains(c: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(padded.reshape(-1, 2).T)
 
 
-_H = _two_chains(half_erfcx_coefficients())  # frozen into the compiled code as constants
-_EXP = _two_chains(exp_coefficients())
+class Fit:
+    """One accuracy tier: h's map constant and degree, exp's degree, and the bound they give."""
+
+    def __init__(self, map_k: float, erfcx_deg: int, exp_deg: int, rel_err: float):
+        self.map_k, self.map_c, self.rel_err = map_k, map_k * nm.SQRT2, rel_err
+        self.h = _two_chains(half_erfcx_coefficients(map_k, erfcx_deg))
+        self.exp = _two_chains(exp_coefficients(exp_deg))
+
+
+# rel_err = the fits' max relative error (h + exp, on dense grids; tested against
+# mpmath) plus room for float64 roundings (~1e-15)
+FAST = Fit(2.75, 11, 7, 3.5e-10)  # h 2.64e-10, exp 5.9e-11
+TIGHT = Fit(2.8, 13, 9, 6e-12)  # h 4.9e-12, exp 2e-14
+# numba freezes module-level arrays and floats into the compiled code as constants
+_H_FAST, _EXP_FAST, _C_FAST, _REL_FAST = FAST.h, FAST.exp, FAST.map_c, FAST.rel_err
+_H_TIGHT, _EXP_TIGHT, _C_TIGHT, _REL_TIGHT = TIGHT.h, TIGHT.exp, TIGHT.map_c, TIGHT.rel_err
 _ROOT_HI, _ROOT_LO, _ROOT_SERIES = nm.grad_root_series()
 _ROOT_C = _two_chains(_ROOT_SERIES[: _ROOT_DEG + 1])
 
@@ -134,7 +147,7 @@ _MAGIC_BITS = 0x4338000000000000  # the bits of magic; bits(z + magic) = _MAGIC_
 
 
 @numba.njit(inline="always", **_FLAGS)
-def _exp_nonpos(z):
+def _exp_nonpos(z, c_exp):
     """exp(z) for z in [-708, 0], relative error 2e-14.
 
     k = round(z / ln2) and 2^k are read off the bits of z/ln2 + 1.5*2^52
@@ -143,13 +156,23 @@ def _exp_nonpos(z):
     t = z * 1.4426950408889634 + _ROUND_MAGIC
     k = t - _ROUND_MAGIC
     r = z - k * _LN2  # one fused multiply-add: k ln2 is not rounded
-    return _poly(_EXP, r) * _bits_to_f64((_f64_to_bits(t) - _MAGIC_BITS + 1023) << 52)
+    return _poly(c_exp, r) * _bits_to_f64((_f64_to_bits(t) - _MAGIC_BITS + 1023) << 52)
 
 
 @numba.njit(inline="always", **_FLAGS)
-def half_erfcx_and_exp(a):
-    """(0.5 erfcx(a/sqrt2), exp(-a^2/2)) for float32 values 0 <= a <= A_CUT."""
-    return _poly(_H, (a - _MAP_C) / (a + _MAP_C)), _exp_nonpos(-0.5 * (a * a))
+def half_erfcx_and_exp(a, c_h, c_exp, map_c):
+    """(0.5 erfcx(a/sqrt2), exp(-a^2/2)) for float32 values 0 <= a <= A_CUT, by one Fit's polynomials."""
+    return _poly(c_h, (a - map_c) / (a + map_c)), _exp_nonpos(-0.5 * (a * a), c_exp)
+
+
+@numba.njit(inline="always", **_FLAGS)
+def _gelu64(xi, c_h, c_exp, map_c):
+    a = min(abs(xi), A_CUT)  # nan -> A_CUT (comparisons with nan are false)
+    h, e = half_erfcx_and_exp(a, c_h, c_exp, map_c)
+    # beyond A_CUT (infinities included) x is replaced by +-A_CUT in x Q: the
+    # results are then x (x > 0) and -15 Q(15) = -5e-50, which rounds to -0
+    xq = math.copysign(a, xi) * (h * e)
+    return xq if xi <= 0 else xi - xq  # <= : GELU(-0) = -0
 
 
 @numba.njit(inline="always", **_FLAGS)
@@ -169,16 +192,19 @@ def round_flag(x, y, lo, hi, out, flags, i):
 
 
 @numba.njit(parallel=True, **_FLAGS)
-def _gelu_f32(x, out, flags):
+def _gelu_fast(x, out, flags):
     for i in numba.prange(x.size):
         xi = np.float64(x[i])
-        a = min(abs(xi), A_CUT)  # nan -> A_CUT (comparisons with nan are false)
-        h, e = half_erfcx_and_exp(a)
-        # beyond A_CUT (infinities included) x is replaced by +-A_CUT in x Q: the
-        # results are then x (x > 0) and -15 Q(15) = -5e-50, which rounds to -0
-        xq = math.copysign(a, xi) * (h * e)
-        y = xq if xi <= 0 else xi - xq  # <= : GELU(-0) = -0
-        round_flag(xi, y, y * (1.0 - REL_ERR), y * (1.0 + REL_ERR), out, flags, i)
+        y = _gelu64(xi, _H_FAST, _EXP_FAST, _C_FAST)
+        round_flag(xi, y, y * (1.0 - _REL_FAST), y * (1.0 + _REL_FAST), out, flags, i)
+
+
+@numba.njit(parallel=True, **_FLAGS)
+def _gelu_tight(x, out, flags):
+    for i in numba.prange(x.size):
+        xi = np.float64(x[i])
+        y = _gelu64(xi, _H_TIGHT, _EXP_TIGHT, _C_TIGHT)
+        round_flag(xi, y, y * (1.0 - _REL_TIGHT), y * (1.0 + _REL_TIGHT), out, flags, i)
 
 
 @numba.njit(parallel=True, **_FLAGS)
@@ -186,11 +212,11 @@ def _gelu_grad_f32(x, out, flags):
     for i in numba.prange(x.size):
         xi = np.float64(x[i])
         a = min(abs(xi), A_CUT)
-        h, e = half_erfcx_and_exp(a)
+        h, e = half_erfcx_and_exp(a, _H_TIGHT, _EXP_TIGHT, _C_TIGHT)
         q = h * e
         xphi = (xi * nm.INV_SQRT_2PI) * e
         y = (q if xi < 0 else 1.0 - q) + xphi
-        err = (q + abs(xphi)) * REL_ERR  # absolute: the two terms may cancel
+        err = (q + abs(xphi)) * _REL_TIGHT  # absolute: the two terms may cancel
         d = (xi - _ROOT_HI) - _ROOT_LO
         if abs(d) < _ROOT_RADIUS:
             y = _poly(_ROOT_C, d)
@@ -214,21 +240,22 @@ def lookup16(table: np.ndarray, x: np.ndarray) -> np.ndarray:
     return out.view(table.dtype).reshape(np.shape(x))
 
 
-def raw_f32(name: str, x: np.ndarray, out: np.ndarray | None = None):
-    """(float32 values, indices of the flagged ones) from the kernel alone, before any settling.
+_KERNELS = {"gelu": _gelu_fast, "gelu:tight": _gelu_tight, "gelu_grad": _gelu_grad_f32}
 
-    x is read as a flat float32 array; `out`, if given, is a C-contiguous
-    float32 array of x's size that receives the values.
+
+def raw_f32(name: str, x: np.ndarray, out: np.ndarray | None = None):
+    """(float32 values, indices of the flagged ones) from one kernel alone, before any settling.
+
+    name: "gelu" (the fast tier), "gelu:tight" or "gelu_grad". x is read as a
+    flat float32 array; `out`, if given, is a C-contiguous float32 array of
+    x's size that receives the values.
     """
+    if name not in _KERNELS:
+        raise ValueError(f"no float32 kernel for {name!r}")
     x = np.ascontiguousarray(x, dtype=np.float32).ravel()
     out = np.empty_like(x) if out is None else out.reshape(-1)
     flags = np.empty(x.size, dtype=np.bool_)
-    if name == "gelu":
-        _gelu_f32(x, out, flags)
-    elif name == "gelu_grad":
-        _gelu_grad_f32(x, out, flags)
-    else:
-        raise ValueError(f"no float32 kernel for {name!r}")
+    _KERNELS[name](x, out, flags)
     return out, np.flatnonzero(flags)
 
 
@@ -242,6 +269,10 @@ def correctly_rounded_f32(name: str, x: np.ndarray, out: np.ndarray | None = Non
     shape = np.shape(x)
     x = np.ascontiguousarray(x, dtype=np.float32).ravel()
     y, idx = raw_f32(name, x, out)
+    if name == "gelu" and idx.size:  # the tight tier decides all but ~2 % of what the fast one could not
+        y2, idx2 = raw_f32("gelu:tight", x[idx])
+        y[idx] = y2
+        idx = idx[idx2]
     if idx.size:
         y[idx] = correctly_rounded(name, x[idx])
     return y.reshape(shape) if out is None else out
