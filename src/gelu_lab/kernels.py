@@ -191,6 +191,9 @@ def round_flag(x, y, lo, hi, out, flags, i):
     flags[i] = undecided and not tiny
 
 
+# One kernel per tier, not one taking a Fit: numba unrolls the polynomials (and
+# so vectorises the loop) only for coefficients it sees as constants, i.e.
+# module globals, and caches only module-level functions.
 @numba.njit(parallel=True, **_FLAGS)
 def _gelu_fast(x, out, flags):
     for i in numba.prange(x.size):
