@@ -18,7 +18,9 @@ custom_box.register("overview")
 
 
 def _curves_figure(show, lang, t):
-    x = theory.grid(-5.0, 5.0, 0.02)
+    # 201 points: smooth at this size (0 is on the grid, ReLU's kink stays sharp), and
+    # every tick of a box redraws all ten curves (Plotly.restyle of their visibility)
+    x = theory.grid(-5.0, 5.0, 0.05)
     ys = {n: activations.get(n).fn(x) for n in activations.names()}
     return curves.activation_curves(x, ys, {n: activations.get(n).label(lang) for n in ys}, "x", t["fig.y"], shown=show, yrange=[-1.5, 3.5])
 
