@@ -11,8 +11,8 @@ performance.now():
   bars apply to this); and keydown -> first change drawn in the control's figure
   (its SVG rewritten: a curve moved in place by Plotly.animate, or a new figure);
 - cold load: a fresh browser context (empty cache) opening a page for the first
-  time, navigation start -> all figures drawn (the server started --settle s
-  before, time for `serve`'s background warm-up of the per-page tables);
+  time, navigation start -> all figures drawn (once `serve`'s background warm-up
+  of the per-page tables is over, see start_server);
 - warm load: the same page reloaded 5 times in that context.
 
 Prints p50 / p95 per control and load, with the issue's bars (server callback
@@ -64,14 +64,28 @@ PROBE = """([target, mode, fig]) => {
 READY = "() => document.querySelector('main.page') && document.querySelectorAll('.js-plotly-plot').length === document.querySelectorAll('.figure').length && document.querySelectorAll('.figure').length > 0"
 
 
+def cpu_ticks(pid: int) -> int:
+    """user + system clock ticks the process has used (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
 def start_server(settle: float):
-    """`gelu-lab serve` in a subprocess; wait `settle` s for its background warm-up."""
+    """`gelu-lab serve` in a subprocess; wait at least `settle` s, and until its background
+    warm-up (every page rendered once, ~7 s of CPU on the 2-core machine) is over: its CPU
+    use stays under 5 % for a second. A cold load measured during the warm-up competes with it."""
     p = subprocess.Popen([sys.executable, "-m", "gelu_lab", "serve", "--port", "0"], stdout=subprocess.PIPE, text=True)
     m = re.search(r"(http://127\.0\.0\.1:\d+)/", p.stdout.readline())
     if not m:
         p.kill()
         raise SystemExit("server did not start")
     time.sleep(settle)
+    hz, deadline = os.sysconf("SC_CLK_TCK"), time.monotonic() + 120
+    while time.monotonic() < deadline:
+        t0 = cpu_ticks(p.pid)
+        time.sleep(1.0)
+        if cpu_ticks(p.pid) - t0 < 0.05 * hz:
+            break
     return p, m.group(1)
 
 
@@ -116,7 +130,7 @@ def server_side(n: int = 20) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=30, help="presses per control")
-    ap.add_argument("--settle", type=float, default=5.0, help="seconds between server start and the first load (its warm-up)")
+    ap.add_argument("--settle", type=float, default=5.0, help="seconds at least between server start and the first load (then until its warm-up is over)")
     ap.add_argument("--only", default="", help="measure only controls whose id contains this (and no page loads)")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
