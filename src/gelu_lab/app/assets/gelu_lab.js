@@ -46,14 +46,17 @@ window.gelu_lab = (function () {
       return el && (el.classList.contains("js-plotly-plot") ? el : el.querySelector(".js-plotly-plot"));
     },
     // Move curves of a drawn figure in place: Plotly.animate without redraw rewrites
-    // only the paths of the given traces (about 1 ms, drawn at the next frame), where
-    // a new figure through Dash meant Plotly.react of the whole figure, 30-70 ms on a
-    // slow CPU. The axes are left as drawn: such figures have fixed ranges. `later`
-    // ({attr: [value per trace]}, e.g. legend names) redraws the legend, so it is
-    // restyled once the control rests. gd.data holds what is drawn (download, resize).
+    // only the paths of the given traces (~10-20 ms on the slow test CPU), where a new
+    // figure through Dash meant Plotly.react of the whole figure (30-70 ms). It starts
+    // in the next task, after Dash has shown the callback's readouts. The axes are left
+    // as drawn: such figures have fixed ranges. `later` ({attr: [value per trace]},
+    // e.g. legend names) redraws the legend, so it is restyled once the control rests.
+    // gd.data holds what is drawn (PNG download, resize).
     move: function (gd, traces, data, later) {
-      Plotly.animate(gd, { data: data, traces: traces },
-        { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } });
+      setTimeout(function () {
+        if (gd.isConnected) Plotly.animate(gd, { data: data, traces: traces },
+          { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } });
+      }, 0);
       if (later) {
         clearTimeout(gd.__later);
         gd.__later = setTimeout(function () { if (gd.isConnected) Plotly.restyle(gd, later, traces); }, 150);  // the page may be gone
@@ -92,11 +95,15 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
       G.move(gd, [table.trace], [{ y: table.y[i] }], { name: [table.names[i]] });
       return [table.value[i], table.readout[i]];
     },
-    // Overview: show the ticked activations, the rest stay one legend click away
-    visible: function (names) {
-      const gd = window.gelu_lab.plot("overview-curves");
-      if (!gd || !Array.isArray(names)) return;
-      Plotly.restyle(gd, { visible: gd.data.map(function (tr) { return names.indexOf(tr.meta) >= 0 ? true : "legendonly"; }) });
+    // Overview: show the ticked activations, the rest stay one legend click away.
+    // A new figure through Dash (not Plotly.restyle here): a visibility change redraws
+    // every curve either way, and dcc.Graph does it after the page has answered the click.
+    visible: function (names, fig) {
+      if (!fig || !Array.isArray(names)) return window.dash_clientside.no_update;
+      const f = Object.assign({}, fig, { data: fig.data.map(function (tr) {
+        return Object.assign({}, tr, { visible: names.indexOf(tr.meta) >= 0 ? true : "legendonly" });
+      }) });
+      return f;
     },
     preset: function (clicks) {
       const trig = window.dash_clientside.callback_context.triggered_id;

@@ -19,7 +19,7 @@ custom_box.register("overview")
 
 def _curves_figure(show, lang, t):
     # 201 points: smooth at this size (0 is on the grid, ReLU's kink stays sharp), and
-    # every tick of a box redraws all ten curves (Plotly.restyle of their visibility)
+    # every tick of a box redraws all ten curves
     x = theory.grid(-5.0, 5.0, 0.05)
     ys = {n: activations.get(n).fn(x) for n in activations.names()}
     return curves.activation_curves(x, ys, {n: activations.get(n).label(lang) for n in ys}, "x", t["fig.y"], shown=show, yrange=[-1.5, 3.5])
@@ -71,9 +71,11 @@ def layout(state, lang):
     )
 
 
-clientside_callback(  # restyles the drawn figure (assets/gelu_lab.js): no output
-    "function(names) { window.dash_clientside.gelu_lab.visible(names); }",
+clientside_callback(
+    "function(names, fig) { return window.dash_clientside.gelu_lab.visible(names, fig); }",
+    Output("overview-curves", "figure"),
     Input("overview-show", "value"),
+    State("overview-curves", "figure"),
     prevent_initial_call=True,
 )
 
