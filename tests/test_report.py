@@ -53,8 +53,9 @@ def test_report_opens_offline_with_every_section_and_figure(built, browser, lang
         sec = page.locator(f"section#page-{p.slug}")
         assert sec.count() == 1
         assert sec.locator("h1").first.inner_text().strip() == t["title"].strip()
-        if "$$" in "".join(t.values()):
-            assert sec.locator("mjx-container svg").count() > 0, p.slug
+        if "$$" in "".join(t.values()):  # the formulas, as MathML (gelu_lab.mathml)
+            assert sec.locator(".math-display math").count() == "".join(t.values()).count("$$") // 2, p.slug
+            assert "$$" not in sec.inner_text()
     # every figure drawn by plotly.js: one svg plot per figure div
     n = info["figures"]
     assert n >= len(BUILT) and page.locator(".report-figure").count() == n

@@ -128,6 +128,9 @@ class _Writer:
         if kind in _SKIP:
             return ""
         if ns == "dash_html_components":
+            mml = getattr(c, "data-mathml", None)
+            if mml:  # a formula of app.components.md: its MathML (gelu_lab.mathml), drawn by the browser
+                return f'<div class="math-display">{mml}</div>'
             tag = kind.lower()
             if tag == "br":
                 return "<br>"
