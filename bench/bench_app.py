@@ -17,7 +17,9 @@ performance.now():
 - warm load: the same page reloaded 5 times in that context.
 
 Prints p50 / p95 per control and load, with the issue's bars (server callback
-p95 <= 40 ms, clientside p95 <= 16 ms, cold load <= 1.5 s).
+p95 <= 40 ms, clientside p95 <= 16 ms, cold load <= 1.5 s). Then the same for
+the floor, bench/dash_floor.py: the smallest Dash app with a slider, two echo
+callbacks and one figure, in the same browser and run (--no-floor skips it).
 """
 
 from __future__ import annotations
@@ -74,11 +76,19 @@ def cpu_ticks(pid: int) -> int:
     return int(fields[11]) + int(fields[12])
 
 
-def start_server(settle: float):
-    """`gelu-lab serve` in a subprocess; wait at least `settle` s, and until its background
-    warm-up (every page rendered once, ~7 s of CPU on the 2-core machine) is over: its CPU
-    use stays under 5 % for a second. A cold load measured during the warm-up competes with it."""
-    p = subprocess.Popen([sys.executable, "-m", "gelu_lab", "serve", "--port", "0"], stdout=subprocess.PIPE, text=True)
+FLOOR = str(Path(__file__).resolve().parent / "dash_floor.py")
+FLOOR_CONTROLS = [
+    ("/", "floor-x", "ArrowRight", "floor-client", "clientside", "floor-graph"),
+    ("/", "floor-x", "ArrowRight", "floor-server", "server", "floor-graph"),
+]
+
+
+def start_server(settle: float, argv=("-m", "gelu_lab", "serve")):
+    """`gelu-lab serve` (or another app printing its URL) in a subprocess; wait at least `settle` s,
+    and until its background warm-up (every page rendered once, ~7 s of CPU on the 2-core
+    machine) is over: its CPU use stays under 5 % for a second. A cold load measured during
+    the warm-up competes with it."""
+    p = subprocess.Popen([sys.executable, *argv, "--port", "0"], stdout=subprocess.PIPE, text=True)
     m = re.search(r"(http://127\.0\.0\.1:\d+)/", p.stdout.readline())
     if not m:
         p.kill()
@@ -131,61 +141,82 @@ def server_side(n: int = 20) -> None:
         print(f"{name:<22}{pct(ts, 50):7.1f}")
 
 
+def page_loads(browser, base: str, paths) -> None:
+    print(f"{'page':<14}{'cold':>8}{'warm p50':>10}{'warm p95':>10}")
+    for path in paths:
+        ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = ctx.new_page()
+        cold = load_time(page, base + path + "?lang=en")
+        warm = [load_time(page, base + path + "?lang=en") for _ in range(5)]
+        print(f"{path:<14}{cold:8.0f}{pct(warm, 50):10.0f}{pct(warm, 95):10.0f}", flush=True)
+        ctx.close()
+
+
+def control_latency(browser, base: str, controls, n: int) -> None:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = ctx.new_page()
+    print(f"{'control':<22}{'kind':<12}{'readout':<24}{'p50':>7}{'p95':>7}{'bar':>6}     {'figure redrawn p50':>18}{'p95':>7}")
+    for url, cid, key, target, kind, fig in controls:
+        page.goto(base + url)
+        page.wait_for_function(READY, polling="raf", timeout=60_000)
+        page.evaluate(PROBE, [target, key, fig])
+        if key == "click":
+            boxes = page.locator(f"#{cid} input[type=checkbox]")
+            el = [boxes.nth(i) for i in (5, 6)]  # SiLU, ELU: toggled on and off
+        else:
+            thumb = page.locator(f"#{cid} [role=slider]")
+            thumb.focus()
+        for i in range(n):
+            if key == "click":
+                el[i % 2].click()
+            else:
+                thumb.press(key if i % 2 == 0 else ("ArrowLeft" if key == "ArrowRight" else "ArrowRight"))
+            page.wait_for_function("n => window.__lat.length >= n", arg=i + 1, timeout=10_000)
+            # next press once this one's figure has settled, and 30 ms after its readout
+            page.wait_for_function("s => performance.now() - window.__k >= s", arg=SETTLE, timeout=10_000)
+            page.wait_for_timeout(30)
+        lat, drawn = page.evaluate("window.__lat"), [d for d in page.evaluate("window.__drawn") if d is not None]
+        p50, p95 = pct(lat, 50), pct(lat, 95)
+        ok = "ok" if p95 <= BAR[kind] else "OVER"
+        drawn_txt = f"{pct(drawn, 50):14.1f}{pct(drawn, 95):9.1f}" if drawn else f"{'-':>14}{'-':>9}"
+        print(f"{cid:<22}{kind:<12}{target:<24}{p50:7.1f}{p95:7.1f}{BAR[kind]:6.0f} {ok:<4}{drawn_txt}", flush=True)
+    ctx.close()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=30, help="presses per control")
     ap.add_argument("--settle", type=float, default=5.0, help="seconds at least between server start and the first load (then until its warm-up is over)")
     ap.add_argument("--only", default="", help="measure only controls whose id contains this (and no page loads)")
+    ap.add_argument("--no-floor", action="store_true", help="skip the Dash floor (bench/dash_floor.py)")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
-    server, base = start_server(args.settle)
-    rows = []
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        server, base = start_server(args.settle)
+        try:
             print(f"page loads (ms, navigation start -> all figures drawn), server {base}")
-            print(f"{'page':<14}{'cold':>8}{'warm p50':>10}{'warm p95':>10}")
-            for path in [] if args.only else PAGES:
-                ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-                page = ctx.new_page()
-                cold = load_time(page, base + path + "?lang=en")
-                warm = [load_time(page, base + path + "?lang=en") for _ in range(5)]
-                print(f"{path:<14}{cold:8.0f}{pct(warm, 50):10.0f}{pct(warm, 95):10.0f}", flush=True)
-                ctx.close()
-
-            ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-            page = ctx.new_page()
+            page_loads(browser, base, [] if args.only else PAGES)
             print(f"\ncontrol latency (ms, input event -> readout changed), n = {args.n}")
-            print(f"{'control':<22}{'kind':<12}{'readout':<24}{'p50':>7}{'p95':>7}{'bar':>6}     {'figure redrawn p50':>18}{'p95':>7}")
-            for url, cid, key, target, kind, fig in [c for c in CONTROLS if args.only in c[1]]:
-                page.goto(base + url)
-                page.wait_for_function(READY, polling="raf", timeout=60_000)
-                page.evaluate(PROBE, [target, key, fig])
-                if key == "click":
-                    boxes = page.locator(f"#{cid} input[type=checkbox]")
-                    el = [boxes.nth(i) for i in (5, 6)]  # SiLU, ELU: toggled on and off
-                else:
-                    thumb = page.locator(f"#{cid} [role=slider]")
-                    thumb.focus()
-                for i in range(args.n):
-                    if key == "click":
-                        el[i % 2].click()
-                    else:
-                        thumb.press(key if i % 2 == 0 else ("ArrowLeft" if key == "ArrowRight" else "ArrowRight"))
-                    page.wait_for_function("n => window.__lat.length >= n", arg=i + 1, timeout=10_000)
-                    # next press once this one's figure has settled, and 30 ms after its readout
-                    page.wait_for_function("s => performance.now() - window.__k >= s", arg=SETTLE, timeout=10_000)
-                    page.wait_for_timeout(30)
-                lat, drawn = page.evaluate("window.__lat"), [d for d in page.evaluate("window.__drawn") if d is not None]
-                p50, p95 = pct(lat, 50), pct(lat, 95)
-                ok = "ok" if p95 <= BAR[kind] else "OVER"
-                print(f"{cid:<22}{kind:<12}{target:<24}{p50:7.1f}{p95:7.1f}{BAR[kind]:6.0f} {ok:<4}{pct(drawn, 50):14.1f}{pct(drawn, 95):9.1f}", flush=True)
-                rows.append((cid, kind, p50, p95))
-            browser.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+            control_latency(browser, base, [c for c in CONTROLS if args.only in c[1]], args.n)
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+        if not args.no_floor and not args.only:
+            server, base = start_server(1.0, (FLOOR,))
+            try:
+                print("\nthe floor: bench/dash_floor.py, one slider echoed by a clientside and a server callback,")
+                print("one 201-point figure, the same plotly.js bundle: no page can need less")
+                ctx = browser.new_context()  # one throwaway load: the server's first requests (its warm-up)
+                load_time(ctx.new_page(), base + "/")
+                ctx.close()
+                page_loads(browser, base, ["/"])
+                control_latency(browser, base, FLOOR_CONTROLS, args.n)
+            finally:
+                server.terminate()
+                server.wait(timeout=10)
+        browser.close()
     if not args.only:
         server_side()
     print(f"\nload average during the run: {' '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs")
