@@ -238,18 +238,27 @@ def test_agrees_uses_half_a_unit_of_the_last_stated_digit():
         iv.check("nope")
 
 
-def test_quiz_steps_and_score():
-    from gelu_lab.app.pages.interview import quiz_step, score
+def test_quiz_state_from_click_times():
+    from gelu_lab.app.pages.interview import quiz_state, score
 
-    d = None
-    for trig in [("reveal", "grad0"), ("knew", "grad0"), ("didnt", "dip"), ("knew", "bf16"), ("didnt", "bf16"), ("reveal", "silu"), ("bogus", "x")]:
-        d = quiz_step(d, trig)
-    assert score(d) == {"knew": 1, "didnt": 2, "left": len(iv.QUESTIONS) - 3}
-    assert set(d["revealed"]) == {"grad0", "dip", "bf16", "silu"}
-    assert score(quiz_step(d, "reset")) == {"knew": 0, "didnt": 0, "left": len(iv.QUESTIONS)}
-    # a forged store from the browser is cleaned, never an error
-    for junk in ("abc", None, {"revealed": "x", "marks": [1]}, {"marks": {"dip": "maybe", "nope": "knew", "why": "knew"}}):
-        assert score(junk)["knew"] in (0, 1) and quiz_step(junk, ("knew", "dip"))["marks"]["dip"] == "knew"
+    qids = list(iv.QUESTIONS)
+    n = len(qids)
+
+    def times(clicks):  # {qid: ms} -> one time per question, -1 for never
+        return [clicks.get(q, -1) for q in qids]
+
+    reveal, knew, didnt = {"grad0": 10, "silu": 60}, {"grad0": 20, "bf16": 40}, {"dip": 30, "bf16": 50}
+    d = quiz_state(qids, times(reveal), times(knew), times(didnt), -1)
+    assert score(d) == {"knew": 1, "didnt": 2, "left": n - 3}  # bf16: "didn't" came last
+    assert set(d["revealed"]) == {"grad0", "dip", "bf16", "silu"}  # marking reveals
+    assert d["marks"] == {"grad0": "knew", "dip": "didnt", "bf16": "didnt"}
+    assert score(quiz_state(qids, times(reveal), times(knew), times(didnt), 70)) == {"knew": 0, "didnt": 0, "left": n}
+    after = quiz_state(qids, times({**reveal, "dip": 80}), times(knew), times({**didnt, "silu": 90}), 55)
+    assert after["revealed"] == [q for q in qids if q in ("dip", "silu")] and after["marks"] == {"silu": "didnt"}
+    # junk from the browser counts as never clicked, never an error
+    junk = ["abc", None, float("nan"), True, [1], {"a": 1}]
+    d = quiz_state(qids, (junk * n)[:n], (junk * n)[:n], times({"dip": 5}), "x")
+    assert d == {"revealed": ["dip"], "marks": {"dip": "didnt"}}
 
 
 def test_content_has_every_question_in_both_languages():

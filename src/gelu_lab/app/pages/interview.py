@@ -4,12 +4,13 @@ Each question is a card; its answer quotes figures (the stated values of
 :mod:`gelu_lab.analysis.interview`, or values computed once per process) and,
 where it has numbers, a Check button computes them now and shows them next to
 the stated ones. Quiz mode (``?quiz=on``) hides the answers: reveal one, say
-whether you knew it, and the score is kept in the page (a dcc.Store) until reset.
+whether you knew it; the score is derived from the buttons' click times, until reset.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 
 from dash import ALL, MATCH, Input, Output, State, callback, ctx, dcc, html
 
@@ -100,40 +101,45 @@ def _question(i: int, qid: str, t: dict, lang: str, quiz: bool):
 
 
 # --------------------------------------------------------------------------
-# the quiz: state {"revealed": [qid], "marks": {qid: "knew" | "didnt"}}
+# the quiz: {"revealed": [qid], "marks": {qid: "knew" | "didnt"}}, derived from the
+# buttons' last-click times, so no state waits on a round trip
 
 
-def quiz_step(data: dict | None, trigger) -> dict:
-    """The quiz state after one click: trigger is "reset" or (action, qid) with action
-    reveal / knew / didnt. Marking reveals; a second mark of a question replaces the first."""
-    data = data if isinstance(data, dict) else {}  # the store comes back from the browser: trust nothing
-    revealed, marks = data.get("revealed"), data.get("marks")
-    data = {"revealed": [q for q in revealed if q in iv.QUESTIONS] if isinstance(revealed, list) else [],
-            "marks": {q: m for q, m in marks.items() if q in iv.QUESTIONS and m in ("knew", "didnt")} if isinstance(marks, dict) else {}}
-    if trigger == "reset":
-        return {"revealed": [], "marks": {}}
-    action, qid = trigger
-    if qid not in iv.QUESTIONS or action not in ("reveal", "knew", "didnt"):
-        return data
-    if qid not in data["revealed"]:
-        data["revealed"].append(qid)
-    if action != "reveal":
-        data["marks"][qid] = action
-    return data
+def _ms(v) -> float:
+    """A button's n_clicks_timestamp (ms since the epoch, -1 or None: never) as a number; junk is never."""
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else -1.0
 
 
-def score(data: dict | None) -> dict:
+def quiz_state(qids, reveal_ts, knew_ts, didnt_ts, reset_ts) -> dict:
+    """The quiz after the clicks whose times are given, one per question in `qids`.
+
+    A click before the last reset is forgotten; marking reveals; of "knew" and
+    "didn't" the later click counts. Nothing is kept between calls: two clicks
+    inside one round trip both count (each request carries every time).
+    """
+    reset = _ms(reset_ts)
+    revealed, marks = [], {}
+    for q, r, k, d in zip(qids, reveal_ts, knew_ts, didnt_ts):
+        r, k, d = _ms(r), _ms(k), _ms(d)
+        if q not in iv.QUESTIONS or max(r, k, d) <= reset:
+            continue
+        revealed.append(q)
+        if max(k, d) > reset:
+            marks[q] = "knew" if k > d else "didnt"
+    return {"revealed": revealed, "marks": marks}
+
+
+def score(data: dict) -> dict:
     """{"knew", "didnt", "left"}: counts over the questions."""
-    marks = quiz_step(data, ("reveal", None))["marks"]  # cleaned
-    knew = sum(1 for v in marks.values() if v == "knew")
-    didnt = sum(1 for v in marks.values() if v == "didnt")
+    knew = sum(1 for v in data["marks"].values() if v == "knew")
+    didnt = sum(1 for v in data["marks"].values() if v == "didnt")
     return {"knew": knew, "didnt": didnt, "left": len(iv.QUESTIONS) - knew - didnt}
 
 
 def layout(state, lang):
     t = _t(lang)
     quiz = state["quiz"] == "on"
-    s = score(None)
+    s = score({"revealed": [], "marks": {}})  # a fresh page: nothing clicked
     return html.Div(
         [
             html.H1(t["title"]),
@@ -150,7 +156,6 @@ def layout(state, lang):
                     html.Button(t["reset"], id="interview-reset", n_clicks=0),
                 ], id="interview-score", className="presets", style=SHOWN if quiz else HIDDEN),
                 md(t["quiz.text"]),
-                dcc.Store(id="interview-quizdata", data={"revealed": [], "marks": {}}),
             ),
             *[_question(i, qid, t, lang, quiz) for i, qid in enumerate(iv.QUESTIONS, 1)],
             section(html.H2(t["sources.h"]), md(t["sources"])),
@@ -159,7 +164,6 @@ def layout(state, lang):
 
 
 @callback(
-    Output("interview-quizdata", "data"),
     Output({"type": "interview-answer", "q": ALL}, "style"),
     Output({"type": "interview-bar", "q": ALL}, "style"),
     Output({"type": "interview-knew", "q": ALL}, "disabled"),
@@ -169,29 +173,22 @@ def layout(state, lang):
     Output("interview-knew-n", "children"),
     Output("interview-didnt-n", "children"),
     Output("interview-left-n", "children"),
-    Input({"type": "interview-reveal", "q": ALL}, "n_clicks"),
-    Input({"type": "interview-knew", "q": ALL}, "n_clicks"),
-    Input({"type": "interview-didnt", "q": ALL}, "n_clicks"),
-    Input("interview-reset", "n_clicks"),
+    Input({"type": "interview-reveal", "q": ALL}, "n_clicks_timestamp"),
+    Input({"type": "interview-knew", "q": ALL}, "n_clicks_timestamp"),
+    Input({"type": "interview-didnt", "q": ALL}, "n_clicks_timestamp"),
+    Input("interview-reset", "n_clicks_timestamp"),
     Input("interview-quiz", "value"),
-    State("interview-quizdata", "data"),
     State("lang", "data"),
     prevent_initial_call=True,
 )
-def _quiz(_reveal, _knew, _didnt, _reset, quiz, data, lang):
-    trig = ctx.triggered_id
-    data = quiz_step(data, ("reveal", None))  # a no-op step: the stored state, cleaned
-    if trig == "interview-reset":
-        data = quiz_step(data, "reset")
-    elif isinstance(trig, dict):
-        data = quiz_step(data, (trig["type"].removeprefix("interview-"), trig["q"]))
+def _quiz(reveal_ts, knew_ts, didnt_ts, reset_ts, quiz, lang):
+    qids = [o["id"]["q"] for o in ctx.outputs_list[0]]  # the cards in page order
+    data = quiz_state(qids, reveal_ts, knew_ts, didnt_ts, reset_ts)
     t = _t(lang if lang in content.LANGS else content.DEFAULT_LANG)
     on = quiz == "on"
-    qids = [o["id"]["q"] for o in ctx.outputs_list[1]]  # the cards in page order
     revealed, marks = set(data["revealed"]), data["marks"]
     s = score(data)
     return (
-        data,
         [SHOWN if (not on or q in revealed) else HIDDEN for q in qids],
         [SHOWN if on else HIDDEN for _ in qids],
         [q not in revealed for q in qids],
