@@ -44,7 +44,6 @@ The whole float32 range is verified exhaustively by `bench/exhaustive_float32.sh
 from __future__ import annotations
 
 import math
-import os
 
 import numba
 import numpy as np
@@ -94,7 +93,7 @@ class Fit:
     """One accuracy tier: h's map constant and degree, exp's degree, and the bound they give."""
 
     def __init__(self, map_k: float, erfcx_deg: int, exp_deg: int, rel_err: float):
-        self.map_k, self.map_c, self.rel_err = map_k, map_k * nm.SQRT2, rel_err
+        self.map_c, self.rel_err = map_k * nm.SQRT2, rel_err
         self.h = _two_chains(half_erfcx_coefficients(map_k, erfcx_deg))
         self.exp = _two_chains(exp_coefficients(exp_deg))
 
@@ -192,23 +191,27 @@ def round_flag(x, y, lo, hi, out, flags, i):
     flags[i] = undecided and not tiny
 
 
+@numba.njit(inline="always", **_FLAGS)
+def _gelu_rounded(x, i, c_h, c_exp, map_c, rel_err, out, flags):
+    """GELU(x[i]) by one Fit, rounded to float32 into out[i] (flags[i]: undecided)."""
+    xi = np.float64(x[i])
+    y = _gelu64(xi, c_h, c_exp, map_c)
+    round_flag(xi, y, y * (1.0 - rel_err), y * (1.0 + rel_err), out, flags, i)
+
+
 # One kernel per tier, not one taking a Fit: numba unrolls the polynomials (and
 # so vectorises the loop) only for coefficients it sees as constants, i.e.
 # module globals, and caches only module-level functions.
 @numba.njit(parallel=True, **_FLAGS)
 def _gelu_fast(x, out, flags):
     for i in numba.prange(x.size):
-        xi = np.float64(x[i])
-        y = _gelu64(xi, _H_FAST, _EXP_FAST, _C_FAST)
-        round_flag(xi, y, y * (1.0 - _REL_FAST), y * (1.0 + _REL_FAST), out, flags, i)
+        _gelu_rounded(x, i, _H_FAST, _EXP_FAST, _C_FAST, _REL_FAST, out, flags)
 
 
 @numba.njit(parallel=True, **_FLAGS)
 def _gelu_tight(x, out, flags):
     for i in numba.prange(x.size):
-        xi = np.float64(x[i])
-        y = _gelu64(xi, _H_TIGHT, _EXP_TIGHT, _C_TIGHT)
-        round_flag(xi, y, y * (1.0 - _REL_TIGHT), y * (1.0 + _REL_TIGHT), out, flags, i)
+        _gelu_rounded(x, i, _H_TIGHT, _EXP_TIGHT, _C_TIGHT, _REL_TIGHT, out, flags)
 
 
 @numba.njit(parallel=True, **_FLAGS)
@@ -245,24 +248,6 @@ def lookup16(table: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 _KERNELS = {"gelu": _gelu_fast, "gelu:tight": _gelu_tight, "gelu_grad": _gelu_grad_f32}
-_POOL: list = []  # one thread pool, made on first use
-
-
-def _flagged(flags: np.ndarray) -> np.ndarray:
-    """np.flatnonzero(flags), in as many parts as numba has threads (numpy releases the GIL in it).
-
-    Serial, it was a tenth of the two-thread time of a GELU call.
-    """
-    parts = numba.get_num_threads()
-    if parts == 1 or flags.size < 1 << 20:
-        return np.flatnonzero(flags)
-    if not _POOL:
-        from concurrent.futures import ThreadPoolExecutor
-
-        _POOL.append(ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="gelu_lab"))
-    bounds = np.linspace(0, flags.size, parts + 1).astype(np.int64)
-    found = _POOL[0].map(lambda k: np.flatnonzero(flags[bounds[k]:bounds[k + 1]]) + bounds[k], range(parts))
-    return np.concatenate(list(found))
 
 
 def raw_f32(name: str, x: np.ndarray, out: np.ndarray | None = None):
@@ -278,7 +263,7 @@ def raw_f32(name: str, x: np.ndarray, out: np.ndarray | None = None):
     out = np.empty_like(x) if out is None else out.reshape(-1)
     flags = np.empty(x.size, dtype=np.bool_)
     _KERNELS[name](x, out, flags)
-    return out, _flagged(flags)
+    return out, np.flatnonzero(flags)
 
 
 def correctly_rounded_f32(name: str, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
