@@ -108,8 +108,9 @@ def _apply(x, approximate: str, order: int, out):
     a = as_float_array(x)
     if out is not None:
         a = np.broadcast_to(a, np.shape(out)).astype(out.dtype, copy=False)
-    # the float32 kernel writes straight into a contiguous out that is not also the input
-    direct = out is not None and out.flags.c_contiguous and out.dtype == np.float32 and not np.may_share_memory(a, out)
+    # a kernel may write straight into a contiguous out that is not also the input
+    # (_evaluate hands it on only where it can: the float32 kernels)
+    direct = out is not None and out.flags.c_contiguous and not np.may_share_memory(a, out)
     y = _evaluate(np.ascontiguousarray(a), approximate, order, out if direct else None)
     if out is not None:
         if y is not out:

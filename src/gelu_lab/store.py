@@ -254,3 +254,16 @@ class Store:
 
     def integrity_ok(self) -> bool:
         return self.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def read_default(read, default=None):
+    """read(store) on the reader's runs store (default_path()), or `default` when
+    there is none yet or it cannot be opened: how the app's pages look for runs."""
+    path = default_path()
+    if not path.exists():
+        return default
+    try:
+        with Store(path) as s:
+            return read(s)
+    except OSError:
+        return default

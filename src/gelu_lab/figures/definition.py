@@ -12,6 +12,7 @@ LABEL_Y = 0.42  # height of the Phi(x) label in the density plot (its y range is
 
 
 def phi_label(x: float, phi_x: float) -> str:
+    """The Phi(x) label of the density plot; the page ships it per grid point, so a moved label reads the same."""
     return f"Φ({x:.2f}) = {phi_x:.4f}"
 
 

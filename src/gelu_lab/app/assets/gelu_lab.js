@@ -71,7 +71,7 @@ window.gelu_lab = (function () {
 window.dash_clientside = Object.assign({}, window.dash_clientside, {
   gelu_lab: {
     // Definition: move x. table: {lo, step, n, xs, density, gelu} (numbers) and
-    // {x, phi, out} (the same, preformatted); the shaded area, both markers and the
+    // {x, phi, out, label} (preformatted); the shaded area, both markers and the
     // Phi(x) label (a text trace) move in the drawn figure (gelu_lab.move); returns the readouts.
     definition_x: function (x, dx, table) {
       const G = window.gelu_lab, nu = window.dash_clientside.no_update;
@@ -81,7 +81,7 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
       const i = G.index(x, table), xv = table.xs[i], S = table.trace;
       G.move(gd, [S.shade, S.mark_in, S.mark_out, S.label], [
         { x: table.xs.slice(0, i + 1), y: table.density.slice(0, i + 1) }, { x: [xv], y: [xv] }, { x: [xv], y: [table.gelu[i]] },
-        { x: [xv], y: [table.label_y], text: ["Φ(" + table.x[i] + ") = " + table.phi[i]] },
+        { x: [xv], y: [table.label_y], text: [table.label[i]] },
       ]);
       return [table.x[i], table.phi[i], table.out[i]];
     },

@@ -42,19 +42,11 @@ def _shipped() -> dict:
 
 def stored() -> dict:
     """{"result", "provenance", "source"}: the newest probe in the user's store, else the shipped one."""
-    from ...store import default_path
+    from ...store import read_default
 
-    path = default_path()
-    if path.exists():
-        from ...store import Store
-
-        try:
-            with Store(path) as s:
-                run, value = s.latest_result("probe", "probe")
-        except OSError:
-            run = None
-        if run is not None:
-            return {"result": value, "provenance": run["provenance"], "source": "store", "run": run["id"]}
+    run, value = read_default(lambda s: s.latest_result("probe", "probe"), (None, None))
+    if run is not None:
+        return {"result": value, "provenance": run["provenance"], "source": "store", "run": run["id"]}
     doc = _shipped()
     return {"result": doc["result"], "provenance": doc["provenance"], "source": "shipped", "run": None}
 

@@ -32,6 +32,7 @@ def _gate():
     return g, {
         "lo": X.lo, "step": X.step, "n": len(g["x"]),
         "x": [fmt(v, 2) for v in g["x"]], "phi": [fmt(v) for v in g["Phi"]], "out": [fmt(v) for v in g["gelu"]],
+        "label": [figs.phi_label(v, p) for v, p in zip(g["x"], g["Phi"])],  # as the figure writes it
         "xs": g["x"].tolist(), "density": g["phi"].tolist(), "gelu": g["gelu"].tolist(),
         "trace": {"shade": figs.SHADE, "mark_in": figs.MARK_IN, "mark_out": figs.MARK_OUT, "label": figs.LABEL}, "label_y": figs.LABEL_Y,
     }

@@ -19,7 +19,7 @@ from ...figures import ffn as figs
 from ...nn import ffn as block
 from ...nn import jobs
 from ...nn import runs as R
-from ...store import default_path
+from ...store import default_path, read_default
 from .. import content
 from ..components import fmt, graph, md, message, readout, readouts, section, slider
 from ..state import Param, inputs
@@ -57,18 +57,10 @@ def pool() -> tuple[list[dict], dict]:
     """(runs, shipped provenance): the shipped result set plus the finished runs of the user's store."""
     runs, prov = _shipped()
     runs = list(runs)
-    path = default_path()
-    if path.exists():
-        from ...store import Store
-
-        try:
-            with Store(path) as s:
-                mine = R.load_runs(s)
-        except OSError:
-            mine = []
-        for r in mine:
-            r["source"] = "store"
-        runs += mine
+    mine = read_default(R.load_runs, [])
+    for r in mine:
+        r["source"] = "store"
+    runs += mine
     return runs, prov
 
 

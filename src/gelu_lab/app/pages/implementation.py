@@ -24,7 +24,7 @@ from ... import numerics as nm
 from ...analysis import accuracy as acc
 from ...analysis import bench, errors, fits
 from ...figures import implementation as figs
-from ...store import default_path
+from ...store import default_path, read_default
 from .. import content, custom_box
 from ..components import fmt, graph, md, message, number, readout, readouts, section, slider
 from ..state import Param, inputs
@@ -187,17 +187,9 @@ def _f32_args() -> list[str]:
 def stored_f32(impl):
     """(summary, source) of `impl` for F32_PLAN: the reader's stored run, else the shipped
     one (gelu_lab.shipped), else (None, None)."""
-    path = default_path()
-    if path.exists():
-        from ...store import Store
-
-        try:
-            with Store(path) as s:
-                got = acc.stored(impl, "float32", store=s, **F32_PLAN)
-            if got is not None:
-                return got, "stored"
-        except OSError:
-            pass
+    got = read_default(lambda s: acc.stored(impl, "float32", store=s, **F32_PLAN))
+    if got is not None:
+        return got, "stored"
     got = shipped.accuracy(acc.plan("float32", **F32_PLAN).key(acc.resolve(impl)))
     return (got, "shipped") if got is not None else (None, None)
 
@@ -272,18 +264,11 @@ def precision_view(dtype, a, b, lang, t):
 def stored_bench():
     """(run, rows, machine) of the newest `gelu-lab bench` run in the reader's store, else the
     shipped one (gelu_lab.shipped), else None."""
-    path = default_path()
-    if path.exists():
-        from ...store import Store
+    def newest(s):
+        run, rows = s.latest_result(bench.KIND, "rows")
+        return None if run is None else (run, rows, s.result(run["id"], "machine") or {})
 
-        try:
-            with Store(path) as s:
-                run, rows = s.latest_result(bench.KIND, "rows")
-                if run is not None:
-                    return run, rows, s.result(run["id"], "machine") or {}
-        except OSError:
-            pass
-    return shipped.bench()
+    return read_default(newest) or shipped.bench()
 
 
 def cost_view(lang, t):
