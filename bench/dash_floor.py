@@ -4,7 +4,7 @@
 
 One slider whose value a clientside callback and a server callback each echo
 into a readout, and one figure (one 201-point curve), served by waitress with
-the same plotly.js bundle and polyfill as `gelu-lab serve`. Prints its URL
+the same plotly.js bundle, polyfill and loading order as `gelu-lab serve`. Prints its URL
 like `serve`; `bench/bench_app.py` times it beside the real pages: whatever
 this app needs, no page of GELU Lab can need less.
 """
@@ -27,6 +27,7 @@ def make_app():
     app = dash.Dash(__name__, serve_locally=True, update_title=None, compress=False)  # as create_app
     gl_app._serve_partial_plotly()  # after Dash(): it registers plotly.js
     gl_app._serve_lean_polyfill()
+    gl_app._start_sooner(app)  # layout and callbacks preloaded, dcc's graph and slider chunks as script tags
     x = np.linspace(-4, 4, 201)
     fig = go.Figure(go.Scatter(x=x, y=np.tanh(x), mode="lines"))
     app.layout = html.Main([

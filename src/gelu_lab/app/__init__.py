@@ -63,6 +63,7 @@ def create_app() -> dash.Dash:
     )
     _serve_partial_plotly()
     _serve_lean_polyfill()
+    _start_sooner(app)
     pages = {p.slug: page_module(p.slug) for p in registry.PAGES if p.built}
     app.layout = shell.layout(pages)
     shell.register(pages)
@@ -113,6 +114,29 @@ def _serve_lean_polyfill():
                 dep[key] = {mode: [f for f in files if "polyfill@" not in f] for mode, files in dep[key].items()}
     if not any(d.get("relative_package_path") == REGENERATOR for d in deps):
         deps.insert(0, {"relative_package_path": REGENERATOR, "namespace": "gelu_lab"})
+
+
+EAGER_CHUNKS = ("dcc/async-graph.js", "dcc/async-slider.js")
+
+
+def _start_sooner(app: dash.Dash):
+    """Shorten the chain of requests before the first figure; for ``app`` and every app made later.
+
+    Stock Dash runs its scripts, then fetches the layout and the callbacks, renders,
+    and only then fetches the script chunks of the components it meets (dcc.Graph's,
+    dcc.Slider's): three waits in a row. Here the layout and callbacks are preloaded
+    with the page (the server renders the layout while the browser parses
+    plotly.js) and the two chunks every page needs are plain script tags, as Dash's
+    ``eager_loading`` makes of all eight chunks (MathJax's included).
+    """
+    from dash import dcc
+
+    for res in dcc._js_dist:
+        if res.get("relative_package_path") in EAGER_CHUNKS:
+            res.pop("async", None)
+    prefix = app.config.requests_pathname_prefix
+    links = "".join(f'<link rel="preload" href="{prefix}{path}" as="fetch" crossorigin="anonymous">' for path in ("_dash-layout", "_dash-dependencies"))
+    app.index_string = app.index_string.replace("{%css%}", links + "{%css%}", 1)
 
 
 def _never_500(server):

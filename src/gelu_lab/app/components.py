@@ -2,27 +2,92 @@
 
 from __future__ import annotations
 
+import functools
+
 from dash import dcc, html
+from markdown_it import MarkdownIt
+from markdown_it.tree import SyntaxTreeNode
 
 from ..mathml import mathml, split
 from .state import Param
 
 
-def md(source: str, **kw):
-    """Markdown; display formulas (`$$` on their own lines) become MathML, drawn by the browser.
+def md(source: str, **kw) -> html.Div:
+    """Markdown as Dash html components; display formulas (`$$` on their own lines) become MathML.
 
-    Text without formulas is one dcc.Markdown. With formulas, a div of Markdown
-    pieces and formula divs; Dash has no MathML components and dcc.Markdown's
-    HTML parser mangles MathML, so a formula div carries its server-made
+    Converted here on the server (markdown-it, CommonMark and tables), so a page
+    needs no dcc.Markdown: its 460 kB of script chunks (Markdown parser and
+    highlight.js), fetched after the layout, were a fifth of a cold page load.
+    Dash has no MathML components, so a formula div carries its server-made
     ``<math>`` in ``data-mathml`` and assets/gelu_lab.js puts it in place.
     """
-    parts = split(source)
-    if all(kind == "md" for kind, _ in parts):
-        return dcc.Markdown(source, className="prose", **kw)
-    return html.Div(
-        [dcc.Markdown(p) if kind == "md" else html.Div(className="math-display", **{"data-mathml": mathml(p)}) for kind, p in parts],
-        className="prose", **kw,
-    )
+    return html.Div(prose(source), className="prose", **kw)
+
+
+def prose(source: str) -> list:
+    """The children of md(source): what a callback returns to update an md() block."""
+    return list(_prose(source))
+
+
+@functools.lru_cache(maxsize=1024)
+def _prose(source: str) -> tuple:
+    """The components of a text (cached: pages re-render the same texts; a component is only
+    serialised, never changed, so one can sit in many layouts)."""
+    out = []
+    for kind, part in split(source):
+        if kind == "md":
+            out += _children(SyntaxTreeNode(_MD.parse(part)))
+        else:
+            out.append(html.Div(className="math-display", **{"data-mathml": mathml(part)}))
+    return tuple(out)
+
+
+_MD = MarkdownIt("commonmark", {"html": False}).enable("table")  # as gelu_lab.report renders the same files
+_TAGS = {
+    "paragraph": html.P, "strong": html.Strong, "em": html.Em, "bullet_list": html.Ul, "ordered_list": html.Ol,
+    "list_item": html.Li, "blockquote": html.Blockquote, "table": html.Table, "thead": html.Thead,
+    "tbody": html.Tbody, "tr": html.Tr, "th": html.Th, "td": html.Td,
+}
+
+
+def _children(node) -> list:
+    out = []
+    for c in node.children:
+        out += _component(c)
+    return out
+
+
+def _component(node) -> list:
+    """One markdown-it syntax-tree node as a list of Dash components and strings."""
+    t = node.type
+    if t == "text":
+        return [node.content]
+    if t == "softbreak":
+        return ["\n"]
+    if t == "hardbreak":
+        return [html.Br()]
+    if t == "code_inline":
+        return [html.Code(node.content)]
+    if t in ("fence", "code_block"):
+        lang = node.info.split()[0] if node.info.strip() else ""
+        return [html.Pre(html.Code(node.content.removesuffix("\n"), className=f"language-{lang}" if lang else None))]
+    if t in ("inline", "root") or (t == "paragraph" and node.hidden):  # a tight list's items hold no <p>
+        return _children(node)
+    if t == "link":
+        return [html.A(_children(node), href=node.attrs["href"], title=node.attrs.get("title"))]
+    if t == "image":
+        return [html.Img(src=node.attrs["src"], alt=node.content, title=node.attrs.get("title"))]
+    if t == "heading":
+        return [getattr(html, node.tag.upper())(_children(node))]
+    if t == "hr":
+        return [html.Hr()]
+    if t in ("th", "td") and node.attrs.get("style"):  # column alignment
+        return [_TAGS[t](_children(node), style={"textAlign": node.attrs["style"].split(":")[1]})]
+    if t == "ordered_list" and node.attrs.get("start", 1) != 1:
+        return [html.Ol(_children(node), start=node.attrs["start"])]
+    if t in _TAGS:
+        return [_TAGS[t](_children(node))]
+    return [node.content] if node.content else _children(node)  # html (off) and any other node: its text
 
 
 def graph(id: str, figure) -> dcc.Graph:
@@ -40,11 +105,13 @@ def graph(id: str, figure) -> dcc.Graph:
     )
 
 
-def slider(id: str, p: Param, value, label: str, marks=None) -> html.Div:
+def slider(id: str, p: Param, value, label: str, marks=None, table: str | None = None) -> html.Div:
     """A labelled slider over the param's range; Dash's slider carries its own number box.
 
     updatemode "mouseup": only then does Dash 4 commit a typed value (clamped to the
     range) when the box loses focus; while dragging, ``drag_value`` moves.
+    `table`: the id of the dcc.Store holding this slider's :func:`family_table` (or
+    one like it): assets/gelu_lab.js then shows its readouts as soon as the handle moves.
     """
     if marks is None:
         marks = {v: f"{v:g}" for v in (p.lo, p.hi)}
@@ -54,6 +121,7 @@ def slider(id: str, p: Param, value, label: str, marks=None) -> html.Div:
             dcc.Slider(id=id, min=p.lo, max=p.hi, step=p.step, value=value, marks=marks, className="slider"),
         ],
         className="control",
+        **({"data-table": table} if table else {}),
     )
 
 
@@ -81,14 +149,15 @@ def presets(page: str, label: str, values, text) -> html.Div:
     return html.Div([html.Span(label)] + buttons, className="presets")
 
 
-def family_table(p: Param, trace: int, ys, names, readouts) -> dict:
+def family_table(p: Param, trace: int, ys, names, readouts, ids) -> dict:
     """What the clientside ``family`` callback needs to move curve `trace` of a figure
-    along slider `p`: one precomputed curve, legend name and readout per grid point."""
+    along slider `p`: one precomputed curve, legend name and readout per grid point.
+    ``reads[i]``: the texts of the readouts `ids` (the slider's value, then `readouts[i]`)."""
     grid = [p.lo + i * p.step for i in range(len(ys))]
     return {
         "lo": p.lo, "step": p.step, "n": len(ys), "trace": trace,
         "y": [[round(float(v), 6) for v in row] for row in ys],
-        "names": list(names), "value": [f"{v:g}" for v in grid], "readout": list(readouts),
+        "names": list(names), "ids": list(ids), "reads": [[f"{v:g}", r] for v, r in zip(grid, readouts)],
     }
 
 

@@ -24,7 +24,7 @@ def layout(pages: dict):
     The page the browser is on is the Referer of Dash's layout request, so it is
     rendered right here: the first paint needs no routing round trip. Without a
     Referer (or on another host) the shell starts empty and the routing callback
-    renders it. ``rendered`` holds the URL the shell shows, so that callback skips it.
+    renders it. ``rendered`` holds the URL the shell shows, so that callback is not called for it.
     """
 
     def serve():
@@ -34,7 +34,7 @@ def layout(pages: dict):
             if ref.netloc == request.host:
                 key = ref.path + (f"?{ref.query}" if ref.query else "")
                 body = render(ref.path, f"?{ref.query}", pages)
-        return html.Div([dcc.Location(id="url"), dcc.Store(id="rendered", data=key), html.Div(body, id="shell", className="shell")])
+        return html.Div([dcc.Location(id="url"), dcc.Store(id="rendered", data=key), dcc.Store(id="route"), html.Div(body, id="shell", className="shell")])
 
     return serve
 
@@ -96,14 +96,17 @@ def render(pathname: str | None, search: str | None, pages: dict):
 def register(pages: dict):
     """Routing, language switch and URL sync for the given {slug: page module}."""
 
-    @callback(
-        Output("shell", "children"), Output("rendered", "data"), Input("url", "pathname"), Input("url", "search"), State("rendered", "data")
+    # The URL the shell should show; unchanged when the layout already rendered it
+    # (checked in the page: a page load makes no routing request)
+    clientside_callback(
+        "function(p, s, rendered) { const k = (p || '/') + (s || ''); return k === rendered ? window.dash_clientside.no_update : k; }",
+        Output("route", "data"), Input("url", "pathname"), Input("url", "search"), State("rendered", "data"),
     )
-    def _route(pathname, search, rendered):
-        key = (pathname or "/") + (search or "")
-        if key == rendered:  # already rendered with the layout
-            raise PreventUpdate
-        return render(pathname, search, pages), key
+
+    @callback(Output("shell", "children"), Output("rendered", "data"), Input("route", "data"), prevent_initial_call=True)
+    def _route(key):
+        path, _, query = (key or "/").partition("?")
+        return render(path, f"?{query}" if query else "", pages), key
 
     clientside_callback(
         "function(zh, en) { return window.gelu_lab.switch_lang(zh, en); }",

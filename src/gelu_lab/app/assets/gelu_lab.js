@@ -65,35 +65,62 @@ window.gelu_lab = (function () {
     bad: function (v) {
       return v === null || v === undefined || v === "" || !isFinite(Number(v));
     },
+    // what the readouts of a slider table show at value v: the texts of table.ids
+    reads: function (v, t) {
+      return t.reads[window.gelu_lab.index(v, t)];
+    },
   };
+})();
+
+// Readouts that follow their slider before Dash does. Dash 4's slider shows its new
+// value on the handle (aria-valuenow) as soon as a key or a drag moves it; the
+// clientside callback that computes the readouts runs a frame or more later, after
+// Dash has passed the value through its store. A slider made with a table
+// (components.slider: data-table names the dcc.Store of its table) gets its
+// readouts written right here, from the same table row; the callback then writes
+// the same texts again (and moves the figure).
+(function () {
+  function early(handle) {
+    const box = handle.closest("[data-table]"), api = window.dash_component_api;
+    const layout = box && api && api.getLayout && api.getLayout(box.getAttribute("data-table"));
+    const t = layout && layout.props && layout.props.data, v = handle.getAttribute("aria-valuenow");
+    if (!t || !t.reads || window.gelu_lab.bad(v)) return;
+    window.gelu_lab.reads(v, t).forEach(function (text, k) {
+      const node = (document.getElementById(t.ids[k]) || {}).firstChild;  // React's text node: it updates it again
+      if (node && node.nodeType === 3 && node.nodeValue !== text) node.nodeValue = text;
+    });
+  }
+  new MutationObserver(function (records) {
+    records.forEach(function (r) { early(r.target); });
+  }).observe(document.documentElement, { subtree: true, attributes: true, attributeFilter: ["aria-valuenow"] });
 })();
 
 window.dash_clientside = Object.assign({}, window.dash_clientside, {
   gelu_lab: {
     // Definition: move x. table: {lo, step, n, xs, density, gelu} (numbers) and
-    // {x, phi, out, label} (preformatted); the shaded area, both markers and the
+    // {reads, label} (preformatted); the shaded area, both markers and the
     // Phi(x) label (a text trace) move in the drawn figure (gelu_lab.move); returns the readouts.
     definition_x: function (x, dx, table) {
       const G = window.gelu_lab, nu = window.dash_clientside.no_update;
       x = G.moved(x);
       const gd = G.plot("definition-gate");
-      if (G.bad(x) || !gd) return [nu, nu, nu];
+      if (G.bad(x) || !gd) return table.ids.map(function () { return nu; });
       const i = G.index(x, table), xv = table.xs[i], S = table.trace;
       G.move(gd, [S.shade, S.mark_in, S.mark_out, S.label], [
         { x: table.xs.slice(0, i + 1), y: table.density.slice(0, i + 1) }, { x: [xv], y: [xv] }, { x: [xv], y: [table.gelu[i]] },
         { x: [xv], y: [table.label_y], text: [table.label[i]] },
       ]);
-      return [table.x[i], table.phi[i], table.out[i]];
+      return table.reads[i];
     },
     // a family of precomputed curves y[i] indexed by a slider (vs ReLU's s, vs Sigmoid's beta)
     family: function (id, v, dv, table) {
       const G = window.gelu_lab, nu = window.dash_clientside.no_update;
       v = G.moved(v);
       const gd = G.plot(id);
-      if (G.bad(v) || !gd) return [nu, nu];
+      if (G.bad(v) || !gd) return table.ids.map(function () { return nu; });
       const i = G.index(v, table);
       G.move(gd, [table.trace], [{ y: table.y[i] }], { name: [table.names[i]] });
-      return [table.value[i], table.readout[i]];
+      return table.reads[i];
     },
     // Overview: show the ticked activations, the rest stay one legend click away.
     // A new figure through Dash (not Plotly.restyle here): a visibility change redraws

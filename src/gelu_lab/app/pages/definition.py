@@ -18,6 +18,7 @@ N = Param("n", 1000, 10, 5000, 10, integer=True)
 SEED = Param("seed", 0, 0, 9999, 1, integer=True)
 PARAMS = [X, N, SEED]
 PRESETS = (2.0, 0.0, -2.0)
+READOUTS = ("definition-rx", "definition-rphi", "definition-rout")  # what the x slider moves
 
 
 def _t(lang):
@@ -27,11 +28,12 @@ def _t(lang):
 
 @functools.cache
 def _gate():
-    """What the x slider shows at each grid point, computed on first use (the same for every request)."""
+    """What the x slider shows at each grid point, computed on first use (the same for every request):
+    ``reads[i]``, the texts of the READOUTS."""
     g = theory.gate_table(theory.grid(X.lo, X.hi, X.step))
     return g, {
         "lo": X.lo, "step": X.step, "n": len(g["x"]),
-        "x": [fmt(v, 2) for v in g["x"]], "phi": [fmt(v) for v in g["Phi"]], "out": [fmt(v) for v in g["gelu"]],
+        "ids": list(READOUTS), "reads": [[fmt(v, 2), fmt(p), fmt(o)] for v, p, o in zip(g["x"], g["Phi"], g["gelu"])],
         "label": [figs.phi_label(v, p) for v, p in zip(g["x"], g["Phi"])],  # as the figure writes it
         "xs": g["x"].tolist(), "density": g["phi"].tolist(), "gelu": g["gelu"].tolist(),
         "trace": {"shade": figs.SHADE, "mark_in": figs.MARK_IN, "mark_out": figs.MARK_OUT, "label": figs.LABEL}, "label_y": figs.LABEL_Y,
@@ -74,12 +76,10 @@ def layout(state, lang):
             section(
                 html.H2(t["gate.title"]),
                 md(t["gate.text"]),
-                html.Div([slider("definition-x", X, x, t["label.x"], marks={v: f"{v:g}" for v in range(-4, 5)}),
+                html.Div([slider("definition-x", X, x, t["label.x"], marks={v: f"{v:g}" for v in range(-4, 5)}, table="definition-table"),
                      presets("definition", t["presets"], PRESETS, lambda v: f"x = {v:g}")], className="controls"),
                 readouts(
-                    readout("definition-rx", "x", table["x"][i]),
-                    readout("definition-rphi", t["read.phi"], table["phi"][i]),
-                    readout("definition-rout", t["read.out"], table["out"][i]),
+                    *[readout(r, label, v) for r, label, v in zip(READOUTS, ("x", t["read.phi"], t["read.out"]), table["reads"][i])],
                 ),
                 graph("definition-gate", gate),
                 dcc.Store(id="definition-table", data=table),
@@ -110,9 +110,7 @@ clientside_callback(
 
 clientside_callback(  # moves the shaded area, markers and label in the drawn figure (assets/gelu_lab.js)
     "function(x, dx, table) { return window.dash_clientside.gelu_lab.definition_x(x, dx, table); }",
-    Output("definition-rx", "children"),
-    Output("definition-rphi", "children"),
-    Output("definition-rout", "children"),
+    [Output(r, "children") for r in READOUTS],
     Input("definition-x", "value"),
     Input("definition-x", "drag_value"),
     State("definition-table", "data"),

@@ -21,7 +21,7 @@ from ...nn import jobs
 from ...nn import runs as R
 from ...store import default_path, read_default
 from .. import content
-from ..components import fmt, graph, md, message, readout, readouts, section, slider
+from ..components import fmt, graph, md, message, prose, readout, readouts, section, slider
 from ..state import Param, inputs
 
 ACT = Param("act", "gelu", choices=tuple(activations.names()))
@@ -327,7 +327,7 @@ def _results(group, metric, _seen, lang):
     res = results(group, lang, content.text(lang, "ffn"), metric)
     if res is None:
         return (no_update,) * 8
-    return res["loss"], res["gap"], res["units"], res["grad"], res["table"], res["verdict"], res["prov"], res["explain"]
+    return res["loss"], res["gap"], res["units"], res["grad"], res["table"], res["verdict"], res["prov"], prose(res["explain"])
 
 
 @callback(

@@ -26,7 +26,7 @@ from ...analysis import bench, errors, fits
 from ...figures import implementation as figs
 from ...store import default_path, read_default
 from .. import content, custom_box
-from ..components import fmt, graph, md, message, number, readout, readouts, section, slider
+from ..components import fmt, graph, md, message, number, prose, readout, readouts, section, slider
 from ..state import Param, inputs
 
 LO = Param("lo", -4.0, -50.0, 50.0)
@@ -521,7 +521,8 @@ def _precision(dtype, lo, hi, _seen, lang):
     prevent_initial_call=True,
 )
 def _cost(_seen, lang):
-    return cost_view(lang, content.text(lang, "implementation"))
+    fig, text = cost_view(lang, content.text(lang, "implementation"))
+    return fig, prose(text)
 
 
 def _register_job(key, states=()):

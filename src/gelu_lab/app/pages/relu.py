@@ -19,6 +19,7 @@ MU = Param("mu", 0.0, -3.0, 3.0, 0.1)
 SIGMA = Param("sigma", 1.0, 0.1, 3.0, 0.1)
 PARAMS = [S, MU, SIGMA]
 XS = theory.grid(-3.0, 3.0, 0.025)
+READOUTS = ("relu-rs", "relu-rgap")  # what the s slider moves
 FAR = 5.0  # where the limits are shown: GELU(5) - 5 and GELU(-5)
 
 
@@ -29,7 +30,7 @@ def _table(lang):
     scales = theory.grid(S.lo, S.hi, S.step)
     fam = theory.scale_family(scales, XS)
     names = [content.fill(t["fig.scaled"], s=f"{s:g}") for s in scales]
-    return family_table(S, figs.SCALED, fam["y"], names, [fmt(g) for g in fam["gap"]]), fam
+    return family_table(S, figs.SCALED, fam["y"], names, [fmt(g) for g in fam["gap"]], READOUTS), fam
 
 
 def dead(mu, sigma, t):
@@ -65,8 +66,8 @@ def layout(state, lang):
             section(
                 html.H2(t["scale.h"]),
                 md(content.fill(t["scale.text"], gap1=fmt(fam["gap1"]))),
-                html.Div([slider("relu-s", S, state["s"], t["label.s"], marks={v: f"{v:g}" for v in (0.5, 5, 10, 15, 20)})], className="controls"),
-                readouts(readout("relu-rs", "s", table["value"][i]), readout("relu-rgap", t["read.gap"], table["readout"][i])),
+                html.Div([slider("relu-s", S, state["s"], t["label.s"], marks={v: f"{v:g}" for v in (0.5, 5, 10, 15, 20)}, table="relu-table")], className="controls"),
+                readouts(readout("relu-rs", "s", table["reads"][i][0]), readout("relu-rgap", t["read.gap"], table["reads"][i][1])),
                 graph("relu-scale", sfig),
                 dcc.Store(id="relu-table", data=table),
             ),
@@ -89,8 +90,7 @@ def layout(state, lang):
 
 clientside_callback(  # moves the curve in the drawn figure (assets/gelu_lab.js)
     "function(v, dv, table) { return window.dash_clientside.gelu_lab.family('relu-scale', v, dv, table); }",
-    Output("relu-rs", "children"),
-    Output("relu-rgap", "children"),
+    [Output(r, "children") for r in READOUTS],
     Input("relu-s", "value"),
     Input("relu-s", "drag_value"),
     State("relu-table", "data"),

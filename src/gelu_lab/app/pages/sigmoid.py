@@ -19,6 +19,7 @@ BETA = Param("beta", 1.7, 0.25, 8.0, 0.05)
 PARAMS = [BETA]
 XS = theory.grid(-4.0, 4.0, 0.05)
 PRESETS = (1.0, nm.SIGMOID_BETA, 4.0, 8.0)
+READOUTS = ("sigmoid-rbeta", "sigmoid-rdist")  # what the beta slider moves
 
 
 def _t(lang):
@@ -33,7 +34,7 @@ def _table(lang):
     betas = theory.grid(BETA.lo, BETA.hi, BETA.step)
     fam = theory.beta_family(betas, XS)
     names = [content.fill(t["fig.family"], b=f"{b:g}") for b in betas]
-    return family_table(BETA, figs.FAMILY, fam["y"], names, [fmt(d) for d in fam["distance"]]), fam
+    return family_table(BETA, figs.FAMILY, fam["y"], names, [fmt(d) for d in fam["distance"]], READOUTS), fam
 
 
 def layout(state, lang):
@@ -66,11 +67,11 @@ def layout(state, lang):
             section(
                 html.H2(t["fam.h"]),
                 md(t["fam.text"]),
-                html.Div([slider("sigmoid-beta", BETA, state["beta"], "β", marks={v: f"{v:g}" for v in (0.25, 1, 2, 4, 6, 8)}),
+                html.Div([slider("sigmoid-beta", BETA, state["beta"], "β", marks={v: f"{v:g}" for v in (0.25, 1, 2, 4, 6, 8)}, table="sigmoid-table"),
                      presets("sigmoid", t["presets"], PRESETS, lambda b: f"β = {b:g}")], className="controls"),
                 readouts(
-                    readout("sigmoid-rbeta", "β", table["value"][i]),
-                    readout("sigmoid-rdist", t["read.dist"], table["readout"][i]),
+                    readout("sigmoid-rbeta", "β", table["reads"][i][0]),
+                    readout("sigmoid-rdist", t["read.dist"], table["reads"][i][1]),
                     readout("sigmoid-silu", t["read.silu"], fmt(ref[0])),
                     readout("sigmoid-1702", t["read.1702"], fmt(ref[1])),
                     readout("sigmoid-best", t["read.best"], f"{best:.4f}"),
@@ -94,8 +95,7 @@ clientside_callback(
 
 clientside_callback(  # moves the curve in the drawn figure (assets/gelu_lab.js)
     "function(v, dv, table) { return window.dash_clientside.gelu_lab.family('sigmoid-family', v, dv, table); }",
-    Output("sigmoid-rbeta", "children"),
-    Output("sigmoid-rdist", "children"),
+    [Output(r, "children") for r in READOUTS],
     Input("sigmoid-beta", "value"),
     Input("sigmoid-beta", "drag_value"),
     State("sigmoid-table", "data"),
