@@ -60,18 +60,37 @@ def test_float32_every_binade(name):
     assert bad.size == 0, f"x={x[bad[:5]]} got={got[bad[:5]]} want={want[bad[:5]]}"
 
 
-def test_float32_near_midpoints_are_settled():
-    """Inputs whose float64 value falls near a rounding midpoint (the hard cases)."""
-    from gelu_lab.kernels import raw_f32
+@pytest.mark.parametrize("name", ["gelu", "gelu_grad"])
+def test_float32_near_midpoints_are_settled(name):
+    """Inputs whose float64 value falls near a rounding midpoint (the hard cases):
+    alone, and packed into blocks made only of them, where the kernel cannot keep
+    each one (kernels.SLOTS per block) and settles the whole block."""
+    from gelu_lab.kernels import BLOCK, SLOTS, raw_f32
 
     rng = np.random.default_rng(7)
     x = rng.uniform(-14.5, 8, 2_000_000).astype(np.float32)
-    _, flagged = raw_f32("gelu", x)
-    hard = x[flagged][:50]
-    assert hard.size > 0  # the sample is big enough to contain some
-    got = gelu_lab.gelu(hard)
-    want = np.array([correct("gelu", v, np.float32) for v in hard], dtype=np.float32)
-    assert np.array_equal(bits(got), bits(want))
+    _, flagged = raw_f32(name, x)
+    hard = x[flagged][:60]
+    assert hard.size > SLOTS  # the sample is big enough to crowd a block
+    want = np.array([correct(name, v, np.float32) for v in hard], dtype=np.float32)
+    assert np.array_equal(bits(FUNCS[name](hard)), bits(want))
+    packed = np.resize(np.arange(hard.size), 2 * BLOCK + 3)  # two crowded blocks and a short one
+    _, left = raw_f32(name, hard[packed])
+    assert left.size == packed.size  # all undecided, though no block can list them all
+    assert np.array_equal(bits(FUNCS[name](hard[packed])), bits(want[packed]))
+
+
+@pytest.mark.parametrize("n", [1, 7, 8, 8191, 8192, 8193, 3 * 8192 + 5])
+def test_float32_any_length(n):
+    """The kernels cut the input into blocks of kernels.BLOCK: lengths around a block's."""
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal(n) * 4).astype(np.float32)
+    sample = rng.choice(n, min(n, 40), replace=False)  # mpmath is slow: check a sample of each length
+    x[sample[:3]] = np.float32([1e-40, -20.0, 16.0])[: min(n, 3)]  # subnormal, the far tail, past A_CUT
+    for name in ("gelu", "gelu_grad"):
+        got = FUNCS[name](x)
+        want = np.array([correct(name, v, np.float32) for v in x[sample]], dtype=np.float32)
+        assert np.array_equal(bits(got[sample]), bits(want)), name
 
 
 def test_tiny_inputs_tie_round_up():

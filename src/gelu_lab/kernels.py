@@ -31,12 +31,15 @@ checks the fits against mpmath):
     TIGHT  h degree 13, K = 2.8,  exp degree 9    6e-12     flags 1.7 % of those
 
 The value is rounded once to float32; an input is flagged when the ends of its
-error interval round differently, i.e. the tier cannot decide. GELU runs FAST
-on everything and TIGHT on FAST's flagged inputs; GELU' runs TIGHT. What
-is left (0.014 % of N(0, 4) data) goes to
+error interval round differently, i.e. the tier cannot decide. The kernels run
+over blocks of BLOCK inputs in parallel: GELU runs FAST over the block, then
+TIGHT on the block's flagged inputs while they are in cache; GELU' runs TIGHT.
+What is left (0.014 % of N(0, 4) data) goes to
 :func:`gelu_lab.reference.correctly_rounded` (libm with a tight bound, then
-mpmath). Measured (1 thread, 2^24 inputs): FAST 7.4 ns per element, TIGHT
-8.0, finding the flagged 0.23, TIGHT on them 0.08: two tiers beat either alone.
+mpmath). Measured (2^24 N(0, 4) inputs, ns per input at 1 / 2 threads): FAST
+alone 7.3 / 3.7, the whole kernel 7.7 / 3.9; settling the flagged inputs after
+a pass over the whole array (flags array, np.flatnonzero, gather, TIGHT,
+scatter) cost 8.0 / 4.35 in all.
 Beyond |x| = 15 both functions are their float32 limits (x or -0; 1 or -0).
 The whole float32 range is verified exhaustively by `bench/exhaustive_float32.sh`.
 """
@@ -48,6 +51,7 @@ import math
 import numba
 import numpy as np
 from numba.core import types
+from llvmlite import ir
 from numba.extending import intrinsic
 from scipy import special
 
@@ -199,38 +203,116 @@ def _gelu_rounded(x, i, c_h, c_exp, map_c, rel_err, out, flags):
     round_flag(xi, y, y * (1.0 - rel_err), y * (1.0 + rel_err), out, flags, i)
 
 
-# One kernel per tier, not one taking a Fit: numba unrolls the polynomials (and
-# so vectorises the loop) only for coefficients it sees as constants, i.e.
-# module globals, and caches only module-level functions.
+BLOCK = 8192  # inputs per parallel task: its x, out and flags stay in L2 while it settles them
+SLOTS = 8  # undecided inputs a block lists; a block with more marks them in a flags array
+
+
+@intrinsic
+def _ctz(typingctx, v):
+    """Count of trailing zero bits of a nonzero uint64 (LLVM's cttz)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
+
+    return types.uint64(types.uint64), codegen
+
+
+@numba.njit(inline="always", **_FLAGS)
+def _flagged(fl, m, idx):
+    """Positions of the set flags in fl[:m] into idx; returns how many.
+
+    fl holds BLOCK bools. They are read eight at a time as uint64 words (on
+    this little-endian machine flag j of a word is bit 8j) and each set one is
+    peeled off with a trailing-zero count: the work is one pass per flag, not
+    a compare and branch per input.
+    """
+    fl[m:] = False
+    words = fl.view(np.uint64)
+    c = 0
+    for w in range(words.size):
+        word = words[w]
+        while word != 0:
+            idx[c] = 8 * w + (_ctz(word) >> 3)
+            c += 1
+            word &= word - np.uint64(1)
+    return c
+
+
+@numba.njit(inline="always", **_FLAGS)
+def _keep(pos, lo, row, crowded):
+    """Record the block-relative positions pos of undecided inputs; returns how many there are.
+
+    Up to SLOTS go into row (as indices, offset lo). More happen only in
+    structured data: 8192 consecutive float32 values near 6.35e-7, where GELU'
+    is 0.5 + 0.8x, hold 133 undecided ones. Those are marked in
+    crowded[lo:...] instead, an array written (and so paged in) only for such
+    blocks.
+    """
+    if pos.size <= row.size:
+        for j in range(pos.size):
+            row[j] = lo + pos[j]
+    else:
+        marks = crowded[lo:lo + BLOCK]
+        marks[:] = False
+        marks[pos] = True
+    return pos.size
+
+
+# The kernels run over blocks of BLOCK inputs (numba's prange): a vectorised
+# pass over the block, then the block's few undecided inputs while it is still
+# in cache (costs in the module docstring). One kernel per function, not one
+# taking a Fit: numba unrolls the polynomials (and so vectorises the loop) only
+# for coefficients it sees as constants, i.e. module globals, and caches only
+# module-level functions.
 @numba.njit(parallel=True, **_FLAGS)
-def _gelu_fast(x, out, flags):
-    for i in numba.prange(x.size):
-        _gelu_rounded(x, i, _H_FAST, _EXP_FAST, _C_FAST, _REL_FAST, out, flags)
+def _gelu_f32(x, out, left, n_left, crowded):
+    """GELU by FAST, then TIGHT on FAST's undecided inputs; the still undecided are kept by _keep."""
+    for b in numba.prange(n_left.size):
+        lo = b * BLOCK
+        xb, ob = x[lo:lo + BLOCK], out[lo:lo + BLOCK]
+        fl = np.empty(BLOCK, np.bool_)
+        for i in range(xb.size):
+            _gelu_rounded(xb, i, _H_FAST, _EXP_FAST, _C_FAST, _REL_FAST, ob, fl)
+        idx = np.empty(BLOCK, np.int64)
+        pos = idx[:_flagged(fl, xb.size, idx)]
+        xs = xb[pos]  # gathered, so TIGHT's loop vectorises too
+        ys, still = np.empty_like(xs), np.empty(xs.size, np.bool_)
+        for j in range(xs.size):
+            _gelu_rounded(xs, j, _H_TIGHT, _EXP_TIGHT, _C_TIGHT, _REL_TIGHT, ys, still)
+        ob[pos] = ys
+        n_left[b] = _keep(pos[still], lo, left[b], crowded)
+
+
+@numba.njit(inline="always", **_FLAGS)
+def _gelu_grad_rounded(x, i, out, flags):
+    """GELU'(x[i]) by TIGHT (the Taylor series near its root), rounded to float32 into out[i]."""
+    xi = np.float64(x[i])
+    a = min(abs(xi), A_CUT)
+    h, e = half_erfcx_and_exp(a, _H_TIGHT, _EXP_TIGHT, _C_TIGHT)
+    q = h * e
+    xphi = (xi * nm.INV_SQRT_2PI) * e
+    y = (q if xi < 0 else 1.0 - q) + xphi
+    err = (q + abs(xphi)) * _REL_TIGHT  # absolute: the two terms may cancel
+    d = (xi - _ROOT_HI) - _ROOT_LO
+    if abs(d) < _ROOT_RADIUS:
+        y = _poly(_ROOT_C, d)
+        err = abs(y) * 1e-14
+    if not abs(xi) < A_CUT:
+        y = 1.0 if xi > 0 else (-0.0 if xi < 0 else xi)
+    round_flag(xi, y, y - err, y + err, out, flags, i)
 
 
 @numba.njit(parallel=True, **_FLAGS)
-def _gelu_tight(x, out, flags):
-    for i in numba.prange(x.size):
-        _gelu_rounded(x, i, _H_TIGHT, _EXP_TIGHT, _C_TIGHT, _REL_TIGHT, out, flags)
-
-
-@numba.njit(parallel=True, **_FLAGS)
-def _gelu_grad_f32(x, out, flags):
-    for i in numba.prange(x.size):
-        xi = np.float64(x[i])
-        a = min(abs(xi), A_CUT)
-        h, e = half_erfcx_and_exp(a, _H_TIGHT, _EXP_TIGHT, _C_TIGHT)
-        q = h * e
-        xphi = (xi * nm.INV_SQRT_2PI) * e
-        y = (q if xi < 0 else 1.0 - q) + xphi
-        err = (q + abs(xphi)) * _REL_TIGHT  # absolute: the two terms may cancel
-        d = (xi - _ROOT_HI) - _ROOT_LO
-        if abs(d) < _ROOT_RADIUS:
-            y = _poly(_ROOT_C, d)
-            err = abs(y) * 1e-14
-        if not abs(xi) < A_CUT:
-            y = 1.0 if xi > 0 else (-0.0 if xi < 0 else xi)
-        round_flag(xi, y, y - err, y + err, out, flags, i)
+def _gelu_grad_f32(x, out, left, n_left, crowded):
+    """GELU' by TIGHT; the undecided are kept by _keep."""
+    for b in numba.prange(n_left.size):
+        lo = b * BLOCK
+        xb, ob = x[lo:lo + BLOCK], out[lo:lo + BLOCK]
+        fl = np.empty(BLOCK, np.bool_)
+        for i in range(xb.size):
+            _gelu_grad_rounded(xb, i, ob, fl)
+        idx = np.empty(BLOCK, np.int64)
+        n_left[b] = _keep(idx[:_flagged(fl, xb.size, idx)], lo, left[b], crowded)
 
 
 @numba.njit(parallel=True, cache=True)
@@ -247,23 +329,27 @@ def lookup16(table: np.ndarray, x: np.ndarray) -> np.ndarray:
     return out.view(table.dtype).reshape(np.shape(x))
 
 
-_KERNELS = {"gelu": _gelu_fast, "gelu:tight": _gelu_tight, "gelu_grad": _gelu_grad_f32}
+_KERNELS = {"gelu": _gelu_f32, "gelu_grad": _gelu_grad_f32}
 
 
 def raw_f32(name: str, x: np.ndarray, out: np.ndarray | None = None):
-    """(float32 values, indices of the flagged ones) from one kernel alone, before any settling.
+    """(float32 values, indices of the inputs the kernel left undecided) for "gelu" or "gelu_grad".
 
-    name: "gelu" (the fast tier), "gelu:tight" or "gelu_grad". x is read as a
-    flat float32 array; `out`, if given, is a C-contiguous float32 array of
-    x's size that receives the values.
+    x is read as a flat float32 array; `out`, if given, is a C-contiguous
+    float32 array of x's size that receives the values. The indices are sorted.
     """
     if name not in _KERNELS:
         raise ValueError(f"no float32 kernel for {name!r}")
     x = np.ascontiguousarray(x, dtype=np.float32).ravel()
     out = np.empty_like(x) if out is None else out.reshape(-1)
-    flags = np.empty(x.size, dtype=np.bool_)
-    _KERNELS[name](x, out, flags)
-    return out, np.flatnonzero(flags)
+    n_left = np.empty(-(-x.size // BLOCK), dtype=np.int64)
+    left = np.empty((n_left.size, SLOTS), dtype=np.int64)
+    crowded = np.empty(x.size, dtype=np.bool_)  # not paged in unless a block writes to it
+    _KERNELS[name](x, out, left, n_left, crowded)
+    listed = n_left[:, None] <= SLOTS
+    idx = [left[(np.arange(SLOTS) < n_left[:, None]) & listed]]
+    idx += [b * BLOCK + np.flatnonzero(crowded[b * BLOCK:(b + 1) * BLOCK]) for b in np.flatnonzero(~listed[:, 0])]
+    return out, np.sort(np.concatenate(idx))
 
 
 def correctly_rounded_f32(name: str, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -276,10 +362,6 @@ def correctly_rounded_f32(name: str, x: np.ndarray, out: np.ndarray | None = Non
     shape = np.shape(x)
     x = np.ascontiguousarray(x, dtype=np.float32).ravel()
     y, idx = raw_f32(name, x, out)
-    if name == "gelu" and idx.size:  # the tight tier decides all but ~2 % of what the fast one could not
-        y2, idx2 = raw_f32("gelu:tight", x[idx])
-        y[idx] = y2
-        idx = idx[idx2]
     if idx.size:
         y[idx] = correctly_rounded(name, x[idx])
     return y.reshape(shape) if out is None else out
