@@ -1,5 +1,5 @@
 """What a cold page load fetches: the lean regenerator runtime instead of Dash's
-@babel/polyfill, and no MathJax (formulas are MathML). Fetched from the WSGI app."""
+@babel/polyfill, no dash_table, and no MathJax (formulas are MathML). Fetched from the WSGI app."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def client():
 def test_index_loads_the_regenerator_runtime_not_the_polyfill(client):
     html = client.get("/definition?lang=en").get_data(as_text=True)
     scripts = re.findall(r'<script src="([^"]+)"', html)
-    assert not [s for s in scripts if "polyfill" in s or "mathjax" in s.lower()]
+    assert not [s for s in scripts if "polyfill" in s or "mathjax" in s.lower() or "dash_table" in s]
     runtime = [s for s in scripts if "regenerator-runtime" in s]
     assert len(runtime) == 1
     assert scripts.index(runtime[0]) < min(i for i, s in enumerate(scripts) if "dash_renderer" in s)  # defined before Dash runs

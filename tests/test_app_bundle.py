@@ -1,6 +1,6 @@
-"""The app serves the vendored cartesian plotly.js bundle, and every figure fits in it.
+"""The app serves the vendored basic plotly.js bundle, and every figure fits in it.
 
-The partial bundle (app/vendor/plotly-cartesian.min.js) renders only its own trace
+The partial bundle (app/vendor/plotly-basic.min.js) renders only its own trace
 types: a figure with any other type would silently draw nothing. So every figure of
 every built page (both languages, default state) is checked against that list, which
 is itself read from the bundle's header, not from the code under test.
@@ -18,7 +18,7 @@ import gelu_lab.app as app_pkg
 from app_browser import app_url, browser, context, open_page, page  # noqa: F401
 from gelu_lab.app import page_module, registry, shell
 
-BUNDLE = Path(app_pkg.__file__).parent / "vendor" / "plotly-cartesian.min.js"
+BUNDLE = Path(app_pkg.__file__).parent / "vendor" / "plotly-basic.min.js"
 VENDOR_README = BUNDLE.with_name("README.md")
 
 
@@ -40,7 +40,7 @@ def _trace_types(fig) -> set[str]:
 
 def test_bundle_is_the_plotly_js_version_of_plotly_py():
     head = BUNDLE.read_text(encoding="utf-8")[:300]
-    assert re.search(r"plotly\.js \(cartesian - minified\) v(\S+)", head).group(1) == get_plotlyjs_version()
+    assert re.search(r"plotly\.js \(basic - minified\) v(\S+)", head).group(1) == get_plotlyjs_version()
 
 
 def test_every_figure_uses_a_trace_type_of_the_bundle():
@@ -63,7 +63,7 @@ def test_every_figure_uses_a_trace_type_of_the_bundle():
 def test_browser_loads_the_partial_bundle_not_the_full_one(page, app_url):
     open_page(page, f"{app_url}/gradients?lang=en", full=True)
     scripts = [u for u in page.log.requests if u.endswith(".js") or ".js?" in u]
-    assert any("/gelu_lab/app/vendor/plotly-cartesian" in u for u in scripts), scripts
+    assert any("/gelu_lab/app/vendor/plotly-basic" in u for u in scripts), scripts
     assert not any("package_data/plotly" in u for u in scripts)
     assert page.evaluate("() => Object.keys(window.Plotly.PlotSchema.get().traces).sort()") == sorted(app_pkg.BUNDLE_TRACES)
     page.log.check()

@@ -137,8 +137,11 @@ def test_overview_values_and_toggles(tab, app_url):
     assert f"{2 / (1 + np.exp(-2)):.6f}" in rows  # SiLU(2)
     assert "show=gelu,relu,sigmoid,silu" in tab.url
     # the trace is visible on the chart too
-    vis = tab.evaluate("() => document.querySelector('#overview-curves .js-plotly-plot').data.filter(t => t.visible === true).map(t => t.meta)")
-    assert sorted(vis) == ["gelu", "relu", "sigmoid", "silu"]
+    shown = "() => document.querySelector('#overview-curves .js-plotly-plot').data.filter(t => t.visible === true).map(t => t.meta).sort().join()"
+    assert tab.evaluate(shown) == "gelu,relu,sigmoid,silu"
+    tab.click("label:has-text('ReLU')")  # and off again, on the chart and in the table
+    tab.wait_for_function(f"() => ({shown})() === 'gelu,sigmoid,silu'")
+    tab.wait_for_function("() => document.querySelectorAll('#overview-table tbody tr').length === 3")
     tab.log.check()
 
 

@@ -60,9 +60,14 @@ def test_relu_figures():
     g_relu = np.array([0.0, 0.0, 1.0, 1.0])
     g_gelu = np.array([-0.1, 0.2, 0.7, 1.05])
     fig = relu.dead_unit_figure(g_relu, g_gelu, labels("title", "relu", "gelu", "grad", "count"))
-    h = [t for t in fig.data if t.type == "histogram"]
-    assert len(h) == 2 and np.array_equal(np.asarray(h[0].x), g_relu) and np.array_equal(np.asarray(h[1].x), g_gelu)
-    assert h[0].xbins.start <= -0.2 and h[0].xbins.end >= 1.2 and h[0].xbins.size == h[1].xbins.size
+    h = [t for t in fig.data if t.type == "bar"]
+    assert len(h) == 2 and np.array_equal(h[0].x, h[1].x)  # shared bins
+    edges = np.concatenate([h[0].x - h[0].width / 2, [h[0].x[-1] + h[0].width / 2]])
+    assert edges[0] <= -0.2 and edges[-1] >= 1.2 and np.allclose(np.diff(h[0].x), h[0].width)
+    # the counts: each unit in the one bin that holds it (brute force, not np.histogram)
+    for bar, g in ((h[0], g_relu), (h[1], g_gelu)):
+        want = [sum(lo <= v < hi or (hi == edges[-1] and v == hi) for v in g) for lo, hi in zip(edges[:-1], edges[1:])]
+        assert list(bar.y) == want
 
 
 def test_sigmoid_figures():

@@ -63,6 +63,7 @@ def create_app() -> dash.Dash:
     )
     _serve_partial_plotly()
     _serve_lean_polyfill()
+    _skip_dash_table()
     _start_sooner(app)
     pages = {p.slug: page_module(p.slug) for p in registry.PAGES if p.built}
     app.layout = shell.layout(pages)
@@ -71,14 +72,13 @@ def create_app() -> dash.Dash:
     return app
 
 
-PLOTLY_BUNDLE = "app/vendor/plotly-cartesian.min.js"
+PLOTLY_BUNDLE = "app/vendor/plotly-basic.min.js"
 # trace types in that bundle (vendor/README.md); tests/test_app_bundle.py checks every figure against it
-BUNDLE_TRACES = frozenset({"bar", "box", "contour", "heatmap", "histogram", "histogram2d", "histogram2dcontour",
-                           "image", "pie", "scatter", "scatterternary", "violin"})
+BUNDLE_TRACES = frozenset({"bar", "pie", "scatter"})
 
 
 def _serve_partial_plotly():
-    """Make dcc.Graph load the vendored cartesian plotly.js bundle (1.5 MB) instead of the full one (4.8 MB).
+    """Make dcc.Graph load the vendored basic plotly.js bundle (1.2 MB) instead of the full one (4.8 MB).
 
     Dash registers plotly.py's plotly.min.js as an eager async resource of dcc;
     that entry becomes a plain script tag for the same plotly.js version's
@@ -114,6 +114,16 @@ def _serve_lean_polyfill():
                 dep[key] = {mode: [f for f in files if "polyfill@" not in f] for mode, files in dep[key].items()}
     if not any(d.get("relative_package_path") == REGENERATOR for d in deps):
         deps.insert(0, {"relative_package_path": REGENERATOR, "namespace": "gelu_lab"})
+
+
+def _skip_dash_table():
+    """Do not send dash_table's script (33 kB) to the browser: no page has a DataTable.
+
+    Dash puts dash_table's bundle in every index page, used or not. Idempotent.
+    """
+    from dash import dash_table
+
+    dash_table._js_dist[:] = [r for r in dash_table._js_dist if r.get("relative_package_path") != "dash_table/bundle.js"]
 
 
 EAGER_CHUNKS = ("dcc/async-graph.js", "dcc/async-slider.js")

@@ -22,16 +22,19 @@ def scale_figure(x, relu, y_scaled, labels: dict, yrange=None) -> go.Figure:
 def dead_unit_figure(relu_grad, gelu_grad, labels: dict, bins: int = 40) -> go.Figure:
     """Histograms of the per-unit gradients under ReLU and GELU on shared bins.
 
-    labels: title, relu, gelu, grad, count.
+    Counted here (np.histogram) and drawn as bars: the page ships 2 x `bins`
+    counts, not every unit's gradient, and the app's plotly.js bundle has no
+    histogram trace. labels: title, relu, gelu, grad, count.
     """
     lo = float(min(np.min(relu_grad), np.min(gelu_grad), -0.2))
     hi = float(max(np.max(relu_grad), np.max(gelu_grad), 1.2))
-    xbins = {"start": lo, "end": hi, "size": (hi - lo) / bins}
-    traces = [
-        {"type": "histogram", "x": relu_grad, "xbins": xbins, "name": labels["relu"], "marker": {"color": COLORS["relu"]}, "showlegend": False},
-        {"type": "histogram", "x": gelu_grad, "xbins": xbins, "name": labels["gelu"], "marker": {"color": COLORS["gelu"]}, "showlegend": False,
-         "xaxis": "x2", "yaxis": "y2"},
-    ]
+    edges = np.linspace(lo, hi, bins + 1)
+    centers, width = (edges[:-1] + edges[1:]) / 2, edges[1] - edges[0]
+    traces = []
+    for k, (name, g) in enumerate((("relu", relu_grad), ("gelu", gelu_grad))):
+        traces.append({"type": "bar", "x": centers, "y": np.histogram(g, bins=edges)[0], "width": width,
+                       "name": labels[name], "marker": {"color": COLORS[name]}, "showlegend": False,
+                       **({"xaxis": "x2", "yaxis": "y2"} if k else {})})
     lay = side_by_side([labels["relu"], labels["gelu"]], gap=0.05, share_y=True)
     lay["xaxis"].update(axis(labels["grad"]))
     lay["xaxis2"].update(axis(labels["grad"]))
