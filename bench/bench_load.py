@@ -257,9 +257,8 @@ class Site:
 
     def route_body(self, route: str, lang: str) -> bytes:
         return json.dumps({"output": ROUTE_OUTPUT, "outputs": _split_output(ROUTE_OUTPUT)[0],
-                           "inputs": [{"id": "url", "property": "pathname", "value": route},
-                                      {"id": "url", "property": "search", "value": f"?lang={lang}"}],
-                           "changedPropIds": ["url.pathname"], "state": [{"id": "rendered", "property": "data", "value": None}]}).encode()
+                           "inputs": [{"id": "route", "property": "data", "value": f"{route}?lang={lang}"}],
+                           "changedPropIds": ["route.data"], "state": []}).encode()
 
 
 # --- the clients ---------------------------------------------------------------------------
