@@ -218,8 +218,8 @@ def _ctz(typingctx, v):
 
 
 @numba.njit(inline="always", **_FLAGS)
-def _flagged(fl, m, idx):
-    """Positions of the set flags in fl[:m] into idx; returns how many.
+def _flagged(fl, m):
+    """Positions of the set flags in fl[:m], in order.
 
     fl holds BLOCK bools. They are read eight at a time as uint64 words (on
     this little-endian machine flag j of a word is bit 8j) and each set one is
@@ -228,6 +228,7 @@ def _flagged(fl, m, idx):
     """
     fl[m:] = False
     words = fl.view(np.uint64)
+    idx = np.empty(BLOCK, np.int64)
     c = 0
     for w in range(words.size):
         word = words[w]
@@ -235,7 +236,7 @@ def _flagged(fl, m, idx):
             idx[c] = 8 * w + (_ctz(word) >> 3)
             c += 1
             word &= word - np.uint64(1)
-    return c
+    return idx[:c]
 
 
 @numba.njit(inline="always", **_FLAGS)
@@ -263,7 +264,9 @@ def _keep(pos, lo, row, crowded):
 # in cache (costs in the module docstring). One kernel per function, not one
 # taking a Fit: numba unrolls the polynomials (and so vectorises the loop) only
 # for coefficients it sees as constants, i.e. module globals, and caches only
-# module-level functions.
+# module-level functions. The block set-up (lo, xb, ob, fl) is written out in
+# each: taken from an inline helper returning them, it gave wrong GELU values
+# for some FAST-flagged inputs (numba 0.68.1, parallel lowering), at any thread count.
 @numba.njit(parallel=True, **_FLAGS)
 def _gelu_f32(x, out, left, n_left, crowded):
     """GELU by FAST, then TIGHT on FAST's undecided inputs; the still undecided are kept by _keep."""
@@ -273,8 +276,7 @@ def _gelu_f32(x, out, left, n_left, crowded):
         fl = np.empty(BLOCK, np.bool_)
         for i in range(xb.size):
             _gelu_rounded(xb, i, _H_FAST, _EXP_FAST, _C_FAST, _REL_FAST, ob, fl)
-        idx = np.empty(BLOCK, np.int64)
-        pos = idx[:_flagged(fl, xb.size, idx)]
+        pos = _flagged(fl, xb.size)
         xs = xb[pos]  # gathered, so TIGHT's loop vectorises too
         ys, still = np.empty_like(xs), np.empty(xs.size, np.bool_)
         for j in range(xs.size):
@@ -311,8 +313,7 @@ def _gelu_grad_f32(x, out, left, n_left, crowded):
         fl = np.empty(BLOCK, np.bool_)
         for i in range(xb.size):
             _gelu_grad_rounded(xb, i, ob, fl)
-        idx = np.empty(BLOCK, np.int64)
-        n_left[b] = _keep(idx[:_flagged(fl, xb.size, idx)], lo, left[b], crowded)
+        n_left[b] = _keep(_flagged(fl, xb.size), lo, left[b], crowded)
 
 
 @numba.njit(parallel=True, cache=True)
