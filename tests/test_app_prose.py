@@ -13,7 +13,7 @@ import pytest
 from dash import dcc, html
 
 from gelu_lab.app import content, get_app, registry, shell
-from gelu_lab.app.components import _MD, md, prose
+from gelu_lab.app.components import MARKDOWN, md, prose
 from gelu_lab.mathml import split
 
 FILES = sorted((lang, f.stem) for lang in content.LANGS for f in (content.ROOT / lang).glob("*.md"))
@@ -52,7 +52,7 @@ def test_every_content_block_is_what_markdown_it_renders(lang, page):
         maths = [c for c in comps if isinstance(c, html.Div)]
         assert len(maths) == sum(kind == "math" for kind, _ in parts), name
         assert all(c.className == "math-display" and "<math" in c.to_plotly_json()["props"]["data-mathml"] for c in maths)
-        want = "".join(_MD.render(p) for kind, p in parts if kind == "md")
+        want = "".join(MARKDOWN.render(p) for kind, p in parts if kind == "md")
         assert normal(to_html([c for c in comps if not isinstance(c, html.Div)])) == normal(want), f"{lang}/{page}: {name}"
 
 

@@ -7,7 +7,8 @@ What goes in, and where it comes from (no maths here; this is an entry point):
 - every built page of the app, rendered by the page's own ``layout()`` with its
   default state, so the text (``app/content/<lang>/*.md``) and the figures (the
   pure functions in :mod:`gelu_lab.figures`) are exactly the app's. The Dash
-  component tree is written out as static HTML: Markdown by markdown-it, each
+  component tree is written out as static HTML (the pages' prose is already HTML
+  components, made by markdown-it in app.components.md), each
   ``dcc.Graph`` as an interactive Plotly div, controls as their current value
   (they do not move in a file without a server).
 - the measured tables: the newest finished runs in the runs store, else the
@@ -76,7 +77,7 @@ WORDS = {
 
 
 def markdown(source: str) -> str:
-    from markdown_it import MarkdownIt
+    from .app.components import MARKDOWN
 
     maths = []
 
@@ -86,7 +87,7 @@ def markdown(source: str) -> str:
         maths.append((r"\[" + tex + r"\]") if display else (r"\(" + tex + r"\)"))
         return f"GELULABMATH{len(maths) - 1}Z"
 
-    body = MarkdownIt("commonmark", {"html": False}).enable("table").render(MATH.sub(keep, source))
+    body = MARKDOWN.render(MATH.sub(keep, source))
     return re.sub(r"GELULABMATH(\d+)Z", lambda m: html.escape(maths[int(m.group(1))], quote=False), body)
 
 
@@ -138,9 +139,6 @@ class _Writer:
             if tag == "a" and props["href"]:
                 return f'<a href="{html.escape(self.link(props["href"]))}"{self.attrs(props)}>{inner}</a>'
             return f"<{tag}{self.attrs(props)}>{inner}</{tag}>"
-        if kind == "Markdown":
-            src = props["children"] if isinstance(props["children"], str) else "\n".join(props["children"] or [])
-            return f'<div class="prose">{markdown(src)}</div>'
         if kind == "Graph":
             return self.figure(props["figure"] or {})
         if kind == "Link":

@@ -36,13 +36,13 @@ def _prose(source: str) -> tuple:
     out = []
     for kind, part in split(source):
         if kind == "md":
-            out += _children(SyntaxTreeNode(_MD.parse(part)))
+            out += _children(SyntaxTreeNode(MARKDOWN.parse(part)))
         else:
             out.append(html.Div(className="math-display", **{"data-mathml": mathml(part)}))
     return tuple(out)
 
 
-_MD = MarkdownIt("commonmark", {"html": False}).enable("table")  # as gelu_lab.report renders the same files
+MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")  # the one parser: gelu_lab.report uses it too
 _TAGS = {
     "paragraph": html.P, "strong": html.Strong, "em": html.Em, "bullet_list": html.Ul, "ordered_list": html.Ol,
     "list_item": html.Li, "blockquote": html.Blockquote, "table": html.Table, "thead": html.Thead,
