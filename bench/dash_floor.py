@@ -28,6 +28,7 @@ def make_app():
     gl_app._serve_partial_plotly()  # after Dash(): it registers plotly.js
     gl_app._serve_lean_polyfill()
     gl_app._skip_dash_table()
+    gl_app._compile_eagerly(app)
     gl_app._start_sooner(app)  # layout and callbacks preloaded, dcc's graph and slider chunks as script tags
     x = np.linspace(-4, 4, 201)
     fig = go.Figure(go.Scatter(x=x, y=np.tanh(x), mode="lines"))
