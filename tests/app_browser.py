@@ -152,9 +152,33 @@ def open_page(page, url: str, ready: str = "main.page", full: bool = False):
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length === document.querySelectorAll('.figure').length")
 
 
+# Texts of the drawn figures that are cut off (outside their figure's SVG, which clips
+# them) or that overlap a tick label (an axis title squeezed into a narrow margin):
+# [figure id, text, what is wrong]. The figures keep fixed margins unless an axis asks
+# for automargin (gelu_lab.figures), so a long label shows up here.
+BADLY_PLACED = """() => {
+  const out = [], inside = (r, b) => r.left >= b.left - 1 && r.right <= b.right + 1 && r.top >= b.top - 1 && r.bottom <= b.bottom + 1;
+  const meets = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  document.querySelectorAll('.js-plotly-plot').forEach(gd => {
+    const svg = gd.querySelector('.main-svg'), id = gd.id || gd.parentElement.id;
+    if (!svg) return;
+    const box = svg.getBoundingClientRect(), drawn = t => t.textContent.trim() && t.getBoundingClientRect().width && !t.closest('.hoverlayer');
+    const texts = [...gd.querySelectorAll('.main-svg text')].filter(drawn);
+    const ticks = texts.filter(t => t.closest('[class$=tick], [class*="tick "]')).map(t => t.getBoundingClientRect());
+    for (const t of texts) {
+      const r = t.getBoundingClientRect(), what = t.textContent.slice(0, 40);
+      if (!inside(r, box)) out.push([id, what, 'cut off']);
+      else if ((t.closest('[class*=title]') || t.closest('.annotation')) && ticks.some(q => meets(r, q))) out.push([id, what, 'over the tick labels']);
+    }
+  });
+  return out;
+}"""
+
+
 def check_basics(page, slug: str, lang: str) -> None:
     """The routed page is `slug` in `lang`: title, active nav entry, formulas drawn as
-    MathML (no raw `$$` TeX left in the text), and every figure with the PNG download button (and no Plotly Cloud one)."""
+    MathML (no raw `$$` TeX left in the text), every figure with the PNG download
+    button (and no Plotly Cloud one), and no figure text cut off or over the tick labels."""
     from gelu_lab.app import content
 
     t = content.text(lang, slug)
@@ -169,6 +193,12 @@ def check_basics(page, slug: str, lang: str) -> None:
     assert n_fig >= 1
     assert page.locator(".modebar-btn[data-title='Download plot as a PNG']").count() == n_fig
     assert page.locator(".modebar-btn[data-title='Share chart...']").count() == 0  # would upload to Plotly Cloud
+    try:  # figures may still be drawing (a second pass for an automargin axis)
+        page.wait_for_function(f"() => ({BADLY_PLACED})().length === 0", timeout=5_000)
+    except Exception:
+        pass
+    bad = page.evaluate(BADLY_PLACED)
+    assert not bad, bad
 
 
 def set_slider(page, id: str, value) -> None:

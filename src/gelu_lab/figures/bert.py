@@ -73,7 +73,7 @@ def drift_figure(series: dict, together: dict, names: dict, labels: dict) -> go.
             traces.append({"type": "scatter", "x": [labels["all"]], "y": [together[a]], "name": names[a], "legendgroup": a,
                            "showlegend": a not in series, "mode": "markers", "marker": {"color": color, "size": 12, "symbol": "diamond"}})
     return figure(traces, labels["title"], height=380, hovermode="closest",
-                  xaxis={**axis(labels["x"]), "type": "category"}, yaxis={**axis(labels["y"]), "type": "log", "exponentformat": "power"})
+                  xaxis={**axis(labels["x"]), "type": "category"}, yaxis=axis(labels["y"], type="log", exponentformat="power"))
 
 
 def sentence_figure(curves: list[dict], labels: dict) -> go.Figure:

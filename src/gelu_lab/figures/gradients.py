@@ -42,4 +42,4 @@ def flow_figure(flows: dict, names: dict, labels: dict) -> go.Figure:
                  "xaxis": f"x{k}", "yaxis": f"y{k}"}
             )
     lay["yaxis"].update(axis(labels["ratio"]))
-    return figure(traces, None, height=400, hovermode="closest", **lay)
+    return figure(traces, None, height=400, left=72, hovermode="closest", **lay)  # powers of ten as ticks

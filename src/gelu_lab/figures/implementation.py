@@ -32,7 +32,7 @@ def error_figure(x, curves: dict, maxima: dict, names: dict, labels: dict, log: 
         traces.append({"type": "scatter", "x": [p[0] for p in pts], "y": [p[1] for p in pts], "mode": "markers",
                        "marker": {"size": 10, "symbol": "x", "color": color, "line": {"width": 1, "color": "black"}},
                        "name": f"{labels['maxima']} · {names[key]}", "legendgroup": key, "hovertemplate": "x = %{x:.6f}<br>%{y:.4e}<extra></extra>"})
-    yaxis = axis(labels["y"], exponentformat="power")
+    yaxis = axis(labels["y"], exponentformat="power", automargin=True)  # errors: tick labels as long as they are small
     if log:
         yaxis["type"] = "log"
     return figure(traces, labels["title"], height=400, hovermode="closest", xaxis=axis(labels["x"]), yaxis=yaxis)

@@ -16,5 +16,5 @@ def lines_figure(x, curves: dict, names: dict, labels: dict, log_y: bool = False
         {"type": "scatter", "x": x, "y": y, "name": names[key], "meta": key, "line": {"width": 2, "dash": DASHES[i % len(DASHES)]}}
         for i, (key, y) in enumerate(curves.items())
     ]
-    yaxis = axis(labels["y"], type="log", exponentformat="power") if log_y else axis(labels["y"])
+    yaxis = axis(labels["y"], type="log", exponentformat="power") if log_y else axis(labels["y"], automargin=True)  # errors: long tick labels
     return figure(traces, labels["title"], height=360, xaxis=axis(labels["x"], range=[x[0], x[-1]]), yaxis=yaxis)

@@ -7,6 +7,8 @@ shares) and a placeholder that says why there is nothing to draw yet.
 
 from __future__ import annotations
 
+import textwrap
+
 import plotly.graph_objects as go
 
 from . import COLORS, NEUTRAL, axis, figure
@@ -35,7 +37,7 @@ def curves_figure(x, curves: list[tuple], labels: dict, points=(), threshold=Non
     return figure(
         traces, labels["title"], hovermode="closest",
         xaxis=axis(labels["x"], type="log" if log_x else "linear"),
-        yaxis=axis(labels["y"], type="log" if log_y else "linear", exponentformat="power"),
+        yaxis=axis(labels["y"], type="log" if log_y else "linear", exponentformat="power", automargin=True),  # tick labels as wide as the data
         shapes=[_threshold(*threshold)] if threshold else [],
         # the legend under the x axis title, with the room it needs
         legend={"orientation": "h", "y": -0.36, "yanchor": "top", "x": 0, "font": {"size": 11}},
@@ -54,5 +56,5 @@ def bars_figure(names: list[str], values: list[float], labels: dict, threshold=N
 def placeholder_figure(text: str) -> go.Figure:
     """An empty frame with a line of text: the evidence is not there yet (or still being computed)."""
     return figure([], None, height=HEIGHT, xaxis={"visible": False}, yaxis={"visible": False},
-                  annotations=[{"text": text, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5, "showarrow": False,
+                  annotations=[{"text": "<br>".join(textwrap.wrap(text, 60)),  # an annotation does not wrap itself "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5, "showarrow": False,
                                 "font": {"size": 13, "color": NEUTRAL}}])

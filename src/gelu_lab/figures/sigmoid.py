@@ -26,7 +26,7 @@ def gates_figure(x, Phi, sig1702, sig1, labels: dict) -> go.Figure:
     lay["xaxis2"].update(axis(labels["x"]))
     lay["yaxis"].update(axis(labels["gate"]))
     lay["yaxis2"].update(title={"text": labels["diff"], "font": {"size": 11}})
-    return figure(traces, labels["title"], height=440, **lay)
+    return figure(traces, labels["title"], height=440, left=72, **lay)  # the difference's ticks are 5 characters wide
 
 
 def family_figure(x, gelu, relu, y_beta, labels: dict, yrange=None) -> go.Figure:
