@@ -13,7 +13,9 @@ How to add a page (e.g. ``ffn``)
 --------------------------------
 1. Write ``pages/ffn.py`` with
      ``PARAMS = [Param("width", 64, 8, 512, 8, integer=True), ...]``  (URL state, see :mod:`.state`)
-     ``def layout(state: dict, lang: str)`` -> Dash component, built from the state;
+     ``def layout(state: dict, lang: str)`` -> Dash component, built from the state
+   (the shell keeps rendered views; set ``LIVE = True`` if the layout also shows
+   what changes while the server runs, such as a job or the measurement store);
    controls get the id ``"ffn-<param>"`` (their ``value`` is mirrored into the URL
    automatically), callbacks are module-level ``@dash.callback`` /
    ``dash.clientside_callback`` with ``prevent_initial_call=True`` (the layout

@@ -26,16 +26,19 @@ def layout(pages: dict):
     rendered right here: the first paint needs no routing round trip. Without a
     Referer (or on another host) the shell starts empty and the routing callback
     renders it. ``rendered`` holds the URL the shell shows, so that callback is not called for it.
-    A view is a pure function of its URL, so the last 256 are kept: the layout
-    request, which the browser makes while it parses the scripts, then takes no
-    CPU from serving them (the Overview renders in ~45 ms).
+    Most views are a pure function of their URL, so the last 256 are kept: the
+    layout request, which the browser makes while it parses the scripts, then
+    takes no CPU from serving them (the Overview renders in ~45 ms). A page whose
+    layout shows what changes while the server runs (a training job, the
+    measurement store) says ``LIVE = True`` and is rendered every time.
     """
 
-    @functools.lru_cache(maxsize=256)
     def view(key: str | None):
         path, _, query = (key or "").partition("?")
         body = render(path, f"?{query}", pages) if key else None
         return html.Div([dcc.Location(id="url"), dcc.Store(id="rendered", data=key), dcc.Store(id="route"), html.Div(body, id="shell", className="shell")])
+
+    kept = functools.lru_cache(maxsize=256)(view)
 
     def serve():
         key = None
@@ -43,7 +46,9 @@ def layout(pages: dict):
             ref = urlsplit(request.referrer)
             if ref.netloc == request.host:
                 key = ref.path + (f"?{ref.query}" if ref.query else "")
-        return view(key)
+        page = registry.by_route(key.partition("?")[0]) if key else None
+        live = page is not None and page.built and getattr(pages.get(page.slug), "LIVE", False)
+        return view(key) if live else kept(key)
 
     return serve
 

@@ -25,6 +25,7 @@ from ..state import Param
 
 METRICS = ("cos_mean", "cos_min", "spearman", "nn_top1")
 METRIC = Param("metric", "cos_mean", choices=METRICS)
+LIVE = True  # the layout shows the newest probe in the user's store: the shell renders it anew for every load
 PARAMS = [METRIC]
 SWAPS = ("gelu_tanh", "gelu_sigmoid", "relu", "silu")  # gelu_lab.nn.probe.SWAPS, without importing torch
 POOL, POOL_WORDS = 48, 14  # neighbours: the first 48 probe sentences of at most 14 words (cheap to embed 5 times)

@@ -26,6 +26,7 @@ from ..state import Param, inputs
 
 ACT = Param("act", "gelu", choices=tuple(activations.names()))
 SIGMA = Param("sigma", 0.16, 0.05, 3.0, 0.01)
+LIVE = True  # the layout shows the training job's progress and the runs store: the shell renders it anew for every load
 PARAMS = [ACT, SIGMA]
 UNIT_METRICS = ("dead", "near_dead", "const", "pre_std", "pre_mean", "pre_neg")
 RUN_STEPS = (100, 300, 600, 1500)

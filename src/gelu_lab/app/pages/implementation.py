@@ -38,6 +38,7 @@ K = Param("k", nm.SQRT_2_OVER_PI, 0.7, 0.9, 1e-6)
 BETA = Param("beta", nm.SIGMOID_BETA, 1.0, 2.5, 1e-3)
 NORM = Param("norm", "max", choices=fits.NORMS)
 DTYPE = Param("dtype", "bfloat16", choices=acc.DTYPES)
+LIVE = True  # the layout shows the measurement store and the benchmark job: the shell renders it anew for every load
 PARAMS = [LO, HI, SCALE, LOG, C, K, BETA, NORM, DTYPE, *custom_box.params()]
 custom_box.register("implementation")
 

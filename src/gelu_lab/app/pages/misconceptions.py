@@ -29,6 +29,7 @@ from ...store import default_path
 from .. import content
 from ..components import graph, md
 
+LIVE = True  # the layout shows the measurement store and the on-demand benchmark: the shell renders it anew for every load
 PARAMS = []
 # claims whose evidence is FFN training runs in the runs store: the activation a run needs
 TRAINING = {"relu_half_dead": "relu"}
