@@ -47,7 +47,7 @@ CONTROLS = [
     ("/relu?mu=-0.5&lang=en", "relu-sigma", "ArrowRight", "relu-rdead", "server", "relu-dead"),
     ("/sigmoid?lang=en", "sigmoid-beta", "ArrowRight", "sigmoid-rdist", "clientside", "sigmoid-family"),
     ("/gradients?lang=en", "gradients-depth", "ArrowLeft", "gradients-f-mlp-gelu", "server", "gradients-flow"),
-    ("/?lang=en", "overview-show", "click", "overview-values", "server", "overview-values"),
+    ("/?lang=en", "overview-show", "click", "overview-values", "clientside", "overview-values"),
     ("/?lang=en", "overview-show", "click", "overview-curves", "clientside", "overview-curves"),
 ]
 PAGES = ["/", "/definition", "/relu", "/sigmoid", "/gradients"]
@@ -129,7 +129,7 @@ def server_side(n: int = 20) -> None:
         "definition-n": lambda: definition.bernoulli(1.0, 1010, 0, definition._t("en")),
         "relu-mu / sigma": lambda: relu.dead(-0.4, 1.0, content.text("en", "relu")),
         "gradients-depth": lambda: gradients.flow.__wrapped__(11, "en"),  # uncached: the first visit of a depth
-        "overview-show": lambda: overview.values_table(1.0, ["gelu", "relu", "sigmoid", "silu"], "en", content.text("en", "overview")),
+        "overview-x": lambda: overview.values_table(1.0, ["gelu", "relu", "sigmoid", "silu"], "en", content.text("en", "overview")),
     }
     print(f"\nserver work per callback (ms, median of {n}, compute + JSON, in-process)")
     for name, job in jobs.items():

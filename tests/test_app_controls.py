@@ -14,6 +14,7 @@ import pytest
 from scipy import special
 
 from app_browser import app_url, browser, check_basics, context, open_page, set_slider, tab, text_of, wait_text  # noqa: F401
+from gelu_lab import activations
 from gelu_lab.app import content
 
 pytestmark = pytest.mark.xdist_group("app")
@@ -132,16 +133,18 @@ def test_overview_values_and_toggles(tab, app_url):
     expected = f"{mp_gelu(2):.6f}"
     tab.wait_for_function("t => document.querySelector('#overview-table td:nth-child(2)').innerText === t", arg=expected)
     tab.click("label:has-text('SiLU / Swish')")
-    tab.wait_for_function("() => document.querySelectorAll('#overview-table tbody tr').length === 4")
+    tab.wait_for_function("() => document.querySelectorAll('#overview-table tbody tr:not([hidden])').length === 4")
     rows = tab.inner_text("#overview-table tbody")
     assert f"{2 / (1 + np.exp(-2)):.6f}" in rows  # SiLU(2)
     assert "show=gelu,relu,sigmoid,silu" in tab.url
     # the trace is visible on the chart too
-    shown = "() => document.querySelector('#overview-curves .js-plotly-plot').data.filter(t => t.visible === true).map(t => t.meta).sort().join()"
+    shown = "() => document.querySelector('#overview-curves .js-plotly-plot').data.filter(t => t.opacity !== 0).map(t => t.meta).sort().join()"
     assert tab.evaluate(shown) == "gelu,relu,sigmoid,silu"
     tab.click("label:has-text('ReLU')")  # and off again, on the chart and in the table
     tab.wait_for_function(f"() => ({shown})() === 'gelu,sigmoid,silu'")
-    tab.wait_for_function("() => document.querySelectorAll('#overview-table tbody tr').length === 3")
+    tab.wait_for_function("() => document.querySelectorAll('#overview-table tbody tr:not([hidden])').length === 3")
+    legend = tab.evaluate("() => [...document.querySelectorAll('#overview-curves .legendtext')].map(t => t.textContent)")
+    assert legend == [activations.get(n).label("en") for n in ("gelu", "sigmoid", "silu")]  # the legend keys the curves shown
     tab.log.check()
 
 

@@ -25,6 +25,11 @@ def test_activation_curves_one_trace_per_curve_tagged_by_name():
     assert np.array_equal(ys(fig.data[0]), X * 2)
     assert fig.data[0].line.color == COLORS["gelu"]
     assert fig.layout.xaxis.title.text == "x" and fig.layout.yaxis.title.text == "f"
+    shown = curves.activation_curves(X, {"gelu": X, "relu": X}, {"gelu": "G", "relu": "R"}, "x", "f", shown=["relu"])
+    hidden, drawn = shown.data
+    assert (hidden.opacity, hidden.hoverinfo, hidden.showlegend) == (0, "skip", False)  # drawn, but unseen and out of hover and legend
+    assert drawn.opacity is None and drawn.showlegend is None and drawn.visible is None
+    assert shown.layout.legend.itemclick is False  # the legend is a key: the page's checklist picks the curves
 
 
 def test_gate_figure_shades_exactly_the_area_left_of_x():

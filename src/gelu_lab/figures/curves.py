@@ -10,14 +10,19 @@ from . import COLORS, axis, figure
 def activation_curves(x, curves: dict, names: dict, xlabel: str, ylabel: str, title=None, shown=None, yrange=None) -> go.Figure:
     """One line per activation: curves = {name: y}, names = {name: legend label}; trace.meta = name.
 
-    shown: the names drawn (default all); the others stay in the legend, one click away.
+    shown: the names shown (default all). Every curve is drawn; the others are
+    transparent, skipped by the hover and left out of the legend, so that the page can
+    show or hide one at once (opacity, assets/gelu_lab.js) before the chart is redrawn.
+    The legend is a key, not a control (a click on it does nothing): on the page the
+    checklist picks the curves and keeps them in the URL.
     """
     traces = [
         {
             "type": "scatter", "x": x, "y": y, "name": names[key], "meta": key,
-            "visible": True if shown is None or key in shown else "legendonly",
+            **({} if shown is None or key in shown else {"opacity": 0, "hoverinfo": "skip", "showlegend": False}),
             "line": {"color": COLORS.get(key), "dash": "dash" if key in ("gelu_tanh", "gelu_sigmoid") else None, "width": 2.5 if key == "gelu" else 2},
         }
         for key, y in curves.items()
     ]
-    return figure(traces, title, height=430, xaxis=axis(xlabel, range=[x[0], x[-1]]), yaxis=axis(ylabel, range=yrange))
+    return figure(traces, title, height=430, xaxis=axis(xlabel, range=[x[0], x[-1]]), yaxis=axis(ylabel, range=yrange),
+                  legend={"x": 1.01, "y": 1, "xanchor": "left", "font": {"size": 12}, "itemclick": False, "itemdoubleclick": False})

@@ -95,6 +95,25 @@ window.gelu_lab = (function () {
   }).observe(document.documentElement, { subtree: true, attributes: true, attributeFilter: ["aria-valuenow"] });
 })();
 
+// Ticks that show before Dash does. A checklist inside an element with data-rows
+// (an id prefix) and data-plot (a figure's id) shows or hides, as soon as a box
+// changes, the row data-rows + value and the curve whose meta is the value (drawn,
+// transparent when unticked: figures/curves.py); the clientside callback then redraws
+// the figure with the same choice (legend, hover).
+(function () {
+  document.addEventListener("change", function (e) {
+    const box = e.target, host = box.closest && box.closest("[data-rows]");
+    if (!host || box.type !== "checkbox") return;
+    const gd = window.gelu_lab.plot(host.getAttribute("data-plot"));
+    const layers = gd ? gd.querySelectorAll(".scatterlayer .trace") : [];
+    const row = document.getElementById(host.getAttribute("data-rows") + box.value);
+    if (row) row.hidden = !box.checked;
+    (gd && gd.data || []).forEach(function (tr, i) {
+      if (tr.meta === box.value && layers[i]) layers[i].style.opacity = box.checked ? 1 : 0;
+    });
+  }, true);
+})();
+
 window.dash_clientside = Object.assign({}, window.dash_clientside, {
   gelu_lab: {
     // Definition: move x. table: {lo, step, n, xs, density, gelu} (numbers) and
@@ -122,15 +141,18 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
       G.move(gd, [table.trace], [{ y: table.y[i] }], { name: [table.names[i]] });
       return table.reads[i];
     },
-    // Overview: show the ticked activations, the rest stay one legend click away.
-    // A new figure through Dash (not Plotly.restyle here): a visibility change redraws
-    // every curve either way, and dcc.Graph does it after the page has answered the click.
-    visible: function (names, fig) {
-      if (!fig || !Array.isArray(names)) return window.dash_clientside.no_update;
+    // Overview: the ticked activations' curves and table rows (all = every name, in the
+    // rows' order). Every curve is drawn; an unticked one is transparent, skipped by the
+    // hover, not in the legend. The tick already showed (see the early toggles below);
+    // this is the figure as drawn from now on (legend, hover, PNG download).
+    visible: function (names, fig, all) {
+      const nu = window.dash_clientside.no_update;
+      if (!fig || !Array.isArray(names)) return [nu].concat(all.map(function () { return nu; }));
       const f = Object.assign({}, fig, { data: fig.data.map(function (tr) {
-        return Object.assign({}, tr, { visible: names.indexOf(tr.meta) >= 0 ? true : "legendonly" });
+        const on = names.indexOf(tr.meta) >= 0, t = Object.assign({}, tr, { opacity: on ? 1 : 0, hoverinfo: on ? "all" : "skip", showlegend: on });
+        return t;
       }) });
-      return f;
+      return [f].concat(all.map(function (n) { return names.indexOf(n) < 0; }));
     },
     preset: function (clicks) {
       const trig = window.dash_clientside.callback_context.triggered_id;

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from dash import Input, Output, State, callback, clientside_callback, dcc, html, no_update
 
 from ... import activations
@@ -15,6 +17,7 @@ SHOW = Param("show", ["gelu", "relu", "sigmoid"], choices=tuple(activations.name
 X = Param("x", 1.0, -10.0, 10.0)
 PARAMS = [SHOW, X, *custom_box.params()]
 custom_box.register("overview")
+ROW = "overview-row-"  # + activation name: a row of the values table
 
 
 def _curves_figure(show, lang, t):
@@ -26,11 +29,13 @@ def _curves_figure(show, lang, t):
 
 
 def values_table(x: float, show, lang, t):
-    """Value, slope and curvature of each shown activation at x, computed now."""
+    """Value, slope and curvature of every activation at x, computed now; the rows of
+    the unticked ones are hidden (a tick shows its row at once, with no server call)."""
     rows = []
-    for n in show:
+    for n in activations.names():
         a = activations.get(n)
-        rows.append(html.Tr([html.Td(a.label(lang)), html.Td(fmt(a.fn(x), 6)), html.Td(fmt(a.grad(x), 6)), html.Td(fmt(a.grad2(x), 6))]))
+        rows.append(html.Tr([html.Td(a.label(lang)), html.Td(fmt(a.fn(x), 6)), html.Td(fmt(a.grad(x), 6)), html.Td(fmt(a.grad2(x), 6))],
+                            id=f"{ROW}{n}", hidden=n not in show))
     head = html.Tr([html.Th(t["tab.name"]), html.Th("f(x)"), html.Th("f′(x)"), html.Th("f″(x)")])
     return html.Table([html.Thead(head), html.Tbody(rows)], className="values", id="overview-table")
 
@@ -55,10 +60,10 @@ def layout(state, lang):
             section(
                 html.H2(t["chart.h"]),
                 md(t["chart.text"]),
-                dcc.Checklist(
+                html.Div(dcc.Checklist(
                     id="overview-show", options=[{"label": activations.get(n).label(lang), "value": n} for n in activations.names()],
                     value=show, inline=True, className="checklist",
-                ),
+                ), **{"data-rows": ROW, "data-plot": "overview-curves"}),  # assets/gelu_lab.js: a tick shows at once
                 graph("overview-curves", _curves_figure(show, lang, t)),
                 html.Div([number("overview-x", X, state["x"], t["label.x"])], className="controls"),
                 message("overview-msg"),
@@ -72,8 +77,8 @@ def layout(state, lang):
 
 
 clientside_callback(
-    "function(names, fig) { return window.dash_clientside.gelu_lab.visible(names, fig); }",
-    Output("overview-curves", "figure"),
+    f"function(names, fig) {{ return window.dash_clientside.gelu_lab.visible(names, fig, {json.dumps(activations.names())}); }}",
+    [Output("overview-curves", "figure"), *[Output(f"{ROW}{n}", "hidden") for n in activations.names()]],
     Input("overview-show", "value"),
     State("overview-curves", "figure"),
     prevent_initial_call=True,
@@ -84,7 +89,7 @@ clientside_callback(
     Output("overview-values", "children"),
     Output("overview-msg", "children"),
     Input("overview-x", "value"),
-    Input("overview-show", "value"),
+    State("overview-show", "value"),
     State("lang", "data"),
     prevent_initial_call=True,
 )
