@@ -37,3 +37,20 @@ def test_creating_the_app_twice_changes_nothing(client):
     before = scripts()
     _serve_lean_polyfill()
     assert scripts() == before
+
+
+def test_every_script_asks_to_be_compiled_on_load(client):
+    """Each script Dash serves starts with V8's explicit compile hint, byte for byte
+    the file after it (the whole script is still served)."""
+    from pathlib import Path
+
+    from gelu_lab import app as app_pkg
+
+    html = client.get("/relu?lang=en").get_data(as_text=True)
+    suites = [s for s in re.findall(r'<script src="([^"]+)"', html) if "/_dash-component-suites/" in s]
+    assert len(suites) >= 8
+    for s in suites:
+        body = client.get(s).data
+        assert body.startswith(b"//# allFunctionsCalledOnLoad\n"), s
+    plotly = next(s for s in suites if "plotly-basic" in s)
+    assert client.get(plotly).data == b"//# allFunctionsCalledOnLoad\n" + (Path(app_pkg.__file__).parent / "vendor" / "plotly-basic.min.js").read_bytes()

@@ -26,7 +26,7 @@ def layout(pages: dict):
     rendered right here: the first paint needs no routing round trip. Without a
     Referer (or on another host) the shell starts empty and the routing callback
     renders it. ``rendered`` holds the URL the shell shows, so that callback is not called for it.
-    Most views are a pure function of their URL, so the last 256 are kept: the
+    Most views are a pure function of their URL, so the last 64 are kept: the
     layout request, which the browser makes while it parses the scripts, then
     takes no CPU from serving them (the Overview renders in ~45 ms). A page whose
     layout shows what changes while the server runs (a training job, the
@@ -38,7 +38,7 @@ def layout(pages: dict):
         body = render(path, f"?{query}", pages) if key else None
         return html.Div([dcc.Location(id="url"), dcc.Store(id="rendered", data=key), dcc.Store(id="route"), html.Div(body, id="shell", className="shell")])
 
-    kept = functools.lru_cache(maxsize=256)(view)
+    kept = functools.lru_cache(maxsize=64)(view)  # bounded: any query string is a new key
 
     def serve():
         key = None
