@@ -72,6 +72,10 @@ def create_app() -> dash.Dash:
     app.layout = shell.layout(pages)
     shell.register(pages)
     _never_500(app.server)
+    # Dash registers the callbacks on its first request, unguarded: two first requests
+    # at once (serve's warm-up and a browser) can be answered with no callbacks at all.
+    # Make that first request here, before any server runs.
+    app.server.test_client().get(app.config.requests_pathname_prefix + "_dash-dependencies")
     return app
 
 
