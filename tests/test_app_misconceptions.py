@@ -115,6 +115,9 @@ def test_card_figures_draw_what_they_are_given():
     bars = figs.bars_figure(["u", "v"], [1.25, 2.0], {"title": "T", "y": "Y"}, threshold=(1.5, "1.5x"))
     assert list(bars.data[0].x) == ["u", "v"] and list(bars.data[0].y) == [1.25, 2.0] and bars.layout.shapes[0].y0 == 1.5
     assert figs.placeholder_figure("nothing yet").layout.annotations[0].text == "nothing yet"
+    note = figs.placeholder_figure("word " * 30).layout.annotations[0]  # 150 characters: wrapped, centred in the frame, no arrow
+    assert (note.xref, note.yref, note.x, note.y, note.showarrow) == ("paper", "paper", 0.5, 0.5, False)
+    assert note.text.replace("<br>", " ") == ("word " * 30).strip() and all(len(line) <= 60 for line in note.text.split("<br>"))
 
 
 def test_a_first_draw_may_reuse_a_result_until_the_store_changes(own_store):

@@ -56,5 +56,6 @@ def bars_figure(names: list[str], values: list[float], labels: dict, threshold=N
 def placeholder_figure(text: str) -> go.Figure:
     """An empty frame with a line of text: the evidence is not there yet (or still being computed)."""
     return figure([], None, height=HEIGHT, xaxis={"visible": False}, yaxis={"visible": False},
-                  annotations=[{"text": "<br>".join(textwrap.wrap(text, 60)),  # an annotation does not wrap itself "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5, "showarrow": False,
+                  # an annotation does not wrap itself: lines of at most 60 characters
+                  annotations=[{"text": "<br>".join(textwrap.wrap(text, 60)), "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5, "showarrow": False,
                                 "font": {"size": 13, "color": NEUTRAL}}])
