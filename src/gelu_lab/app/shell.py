@@ -39,6 +39,7 @@ def layout(pages: dict):
         return html.Div([dcc.Location(id="url"), dcc.Store(id="rendered", data=key), dcc.Store(id="route"), html.Div(body, id="shell", className="shell")])
 
     kept = functools.lru_cache(maxsize=64)(view)  # bounded: any query string is a new key
+    live = {slug for slug, mod in pages.items() if getattr(mod, "LIVE", False)}
 
     def serve():
         key = None
@@ -47,8 +48,7 @@ def layout(pages: dict):
             if ref.netloc == request.host:
                 key = ref.path + (f"?{ref.query}" if ref.query else "")
         page = registry.by_route(key.partition("?")[0]) if key else None
-        live = page is not None and page.built and getattr(pages.get(page.slug), "LIVE", False)
-        return view(key) if live else kept(key)
+        return view(key) if page is not None and page.slug in live else kept(key)
 
     return serve
 

@@ -36,6 +36,7 @@ FONT = "system-ui, -apple-system, 'Segoe UI', 'Noto Sans CJK SC', 'Microsoft YaH
 # tests/app_browser.check_basics fails a page whose figure has a label cut off or
 # overlapping another.
 _AXIS = {"gridcolor": "#e8ecf1", "zerolinecolor": "#c9d1d9", "linecolor": "#c9d1d9"}
+LEGEND = {"x": 1.01, "y": 1, "xanchor": "left", "font": {"size": 12}}  # right of the plot
 
 
 def axis(title: str, **kw) -> dict:
@@ -55,7 +56,7 @@ def _base(title: str | None, height: int, left: int = 55) -> dict:
         "height": height,
         "margin": {"l": left, "r": 15, "t": 50 if title else 30, "b": 45},
         "font": {"family": FONT, "size": 13},
-        "legend": {"x": 1.01, "y": 1, "xanchor": "left", "font": {"size": 12}},
+        "legend": LEGEND,
         "hovermode": "x unified",
     }
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from . import COLORS, axis, figure
+from . import COLORS, LEGEND, axis, figure
 
 
 def activation_curves(x, curves: dict, names: dict, xlabel: str, ylabel: str, title=None, shown=None, yrange=None) -> go.Figure:
@@ -25,4 +25,4 @@ def activation_curves(x, curves: dict, names: dict, xlabel: str, ylabel: str, ti
         for key, y in curves.items()
     ]
     return figure(traces, title, height=430, xaxis=axis(xlabel, range=[x[0], x[-1]]), yaxis=axis(ylabel, range=yrange),
-                  legend={"x": 1.01, "y": 1, "xanchor": "left", "font": {"size": 12}, "itemclick": False, "itemdoubleclick": False})
+                  legend={**LEGEND, "itemclick": False, "itemdoubleclick": False})

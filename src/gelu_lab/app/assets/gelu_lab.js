@@ -149,8 +149,8 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
       const nu = window.dash_clientside.no_update;
       if (!fig || !Array.isArray(names)) return [nu].concat(all.map(function () { return nu; }));
       const f = Object.assign({}, fig, { data: fig.data.map(function (tr) {
-        const on = names.indexOf(tr.meta) >= 0, t = Object.assign({}, tr, { opacity: on ? 1 : 0, hoverinfo: on ? "all" : "skip", showlegend: on });
-        return t;
+        const on = names.indexOf(tr.meta) >= 0;  // as figures/curves.py draws an unticked curve
+        return Object.assign({}, tr, { opacity: on ? 1 : 0, hoverinfo: on ? "all" : "skip", showlegend: on });
       }) });
       return [f].concat(all.map(function (n) { return names.indexOf(n) < 0; }));
     },

@@ -67,7 +67,7 @@ def layout(state, lang):
                 html.H2(t["scale.h"]),
                 md(content.fill(t["scale.text"], gap1=fmt(fam["gap1"]))),
                 html.Div([slider("relu-s", S, state["s"], t["label.s"], marks={v: f"{v:g}" for v in (0.5, 5, 10, 15, 20)}, table="relu-table")], className="controls"),
-                readouts(readout("relu-rs", "s", table["reads"][i][0]), readout("relu-rgap", t["read.gap"], table["reads"][i][1])),
+                readouts(*[readout(r, label, v) for r, label, v in zip(READOUTS, ("s", t["read.gap"]), table["reads"][i])]),
                 graph("relu-scale", sfig),
                 dcc.Store(id="relu-table", data=table),
             ),

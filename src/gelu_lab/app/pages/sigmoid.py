@@ -70,8 +70,7 @@ def layout(state, lang):
                 html.Div([slider("sigmoid-beta", BETA, state["beta"], "β", marks={v: f"{v:g}" for v in (0.25, 1, 2, 4, 6, 8)}, table="sigmoid-table"),
                      presets("sigmoid", t["presets"], PRESETS, lambda b: f"β = {b:g}")], className="controls"),
                 readouts(
-                    readout("sigmoid-rbeta", "β", table["reads"][i][0]),
-                    readout("sigmoid-rdist", t["read.dist"], table["reads"][i][1]),
+                    *[readout(r, label, v) for r, label, v in zip(READOUTS, ("β", t["read.dist"]), table["reads"][i])],
                     readout("sigmoid-silu", t["read.silu"], fmt(ref[0])),
                     readout("sigmoid-1702", t["read.1702"], fmt(ref[1])),
                     readout("sigmoid-best", t["read.best"], f"{best:.4f}"),
