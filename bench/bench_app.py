@@ -109,9 +109,9 @@ def start_server(settle: float, argv=("-m", "gelu_lab", "serve")):
 # Run in every document of a load context: the first animation frame in which READY
 # holds, then a message posted from it. The message runs once that frame has been
 # rendered (style, layout, paint on the main thread; raster follows on other threads),
-# and notes the time. Timing it from Python instead (wait_for_function, then
-# performance.now()) read 25-90 ms later: the page had been painted while Playwright
-# waited for the load event, injected its script and made its round trips.
+# and notes the time. Timing it from Python instead (wait_for_function polling on
+# animation frames, then performance.now()) read 25-90 ms later: the next frame,
+# held back by the page's initial clientside callbacks and Playwright's injected script.
 LOADED = f"""(() => {{
   const ready = {READY};
   const tick = () => {{
