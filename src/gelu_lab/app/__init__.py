@@ -144,7 +144,9 @@ def _start_sooner(app: dash.Dash):
     dcc.Slider's): three waits in a row. Here the layout and callbacks are preloaded
     with the page (the server renders the layout while the browser parses
     plotly.js) and the two chunks every page needs are plain script tags, as Dash's
-    ``eager_loading`` makes of all eight chunks (MathJax's included).
+    ``eager_loading`` makes of all eight chunks (MathJax's included). Their
+    components are React.lazy all the same: assets/gelu_lab.js resolves them
+    before Dash's first render, which would otherwise suspend on them.
     """
     from dash import dcc
 

@@ -186,10 +186,10 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
 // dcc.Graph and dcc.Slider are React.lazy components. Their code is on the page
 // before Dash renders (app/__init__.py: EAGER_CHUNKS), yet the first render of each
 // still suspends: React commits the page without them, paints it, and renders it
-// again, 100-200 ms between the page and its first figure on the 2-core test
+// again, 100-230 ms between the page and its first figure on the 2-core test
 // machine. Rendering one of each once, off the document, as soon as the scripts
 // have run resolves the lazy wrappers; Dash's first render of the page then commits
-// its figures and sliders with it (tests/test_app_shell.py checks).
+// its figures and sliders with it (tests/test_app_pages.py checks).
 document.addEventListener("DOMContentLoaded", function () {
   const dcc = window.dash_core_components, h = window.React && window.React.createElement;
   if (!dcc || !h || !window.ReactDOM || !window.ReactDOM.createRoot) return;
