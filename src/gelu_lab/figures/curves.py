@@ -6,6 +6,11 @@ import plotly.graph_objects as go
 
 from . import COLORS, LEGEND, axis, figure
 
+# How a ticked and an unticked curve are drawn; the Overview's clientside callback
+# (assets/gelu_lab.js `visible`) restyles the drawn figure with these same two.
+SHOWN = {"opacity": 1, "hoverinfo": "all", "showlegend": True}
+HIDDEN = {"opacity": 0, "hoverinfo": "skip", "showlegend": False}
+
 
 def activation_curves(x, curves: dict, names: dict, xlabel: str, ylabel: str, title=None, shown=None, yrange=None) -> go.Figure:
     """One line per activation: curves = {name: y}, names = {name: legend label}; trace.meta = name.
@@ -19,7 +24,7 @@ def activation_curves(x, curves: dict, names: dict, xlabel: str, ylabel: str, ti
     traces = [
         {
             "type": "scatter", "x": x, "y": y, "name": names[key], "meta": key,
-            **({} if shown is None or key in shown else {"opacity": 0, "hoverinfo": "skip", "showlegend": False}),
+            **({} if shown is None or key in shown else HIDDEN),
             "line": {"color": COLORS.get(key), "dash": "dash" if key in ("gelu_tanh", "gelu_sigmoid") else None, "width": 2.5 if key == "gelu" else 2},
         }
         for key, y in curves.items()

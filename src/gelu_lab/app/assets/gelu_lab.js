@@ -141,16 +141,16 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
       G.move(gd, [table.trace], [{ y: table.y[i] }], { name: [table.names[i]] });
       return table.reads[i];
     },
-    // Overview: the ticked activations' curves and table rows (all = every name, in the
-    // rows' order). Every curve is drawn; an unticked one is transparent, skipped by the
+    // Overview: the ticked activations' curves and table rows. spec = [every name, in
+    // the rows' order; a ticked curve's style; an unticked one's] (figures/curves.py
+    // SHOWN, HIDDEN): every curve is drawn, an unticked one transparent, skipped by the
     // hover, not in the legend. The tick already showed (see the early toggles below);
     // this is the figure as drawn from now on (legend, hover, PNG download).
-    visible: function (names, fig, all) {
-      const nu = window.dash_clientside.no_update;
+    visible: function (names, fig, spec) {
+      const nu = window.dash_clientside.no_update, all = spec[0];
       if (!fig || !Array.isArray(names)) return [nu].concat(all.map(function () { return nu; }));
       const f = Object.assign({}, fig, { data: fig.data.map(function (tr) {
-        const on = names.indexOf(tr.meta) >= 0;  // as figures/curves.py draws an unticked curve
-        return Object.assign({}, tr, { opacity: on ? 1 : 0, hoverinfo: on ? "all" : "skip", showlegend: on });
+        return Object.assign({}, tr, names.indexOf(tr.meta) >= 0 ? spec[1] : spec[2]);
       }) });
       return [f].concat(all.map(function (n) { return names.indexOf(n) < 0; }));
     },

@@ -77,7 +77,7 @@ def layout(state, lang):
 
 
 clientside_callback(
-    f"function(names, fig) {{ return window.dash_clientside.gelu_lab.visible(names, fig, {json.dumps(activations.names())}); }}",
+    f"function(names, fig) {{ return window.dash_clientside.gelu_lab.visible(names, fig, {json.dumps([activations.names(), curves.SHOWN, curves.HIDDEN])}); }}",
     [Output("overview-curves", "figure"), *[Output(f"{ROW}{n}", "hidden") for n in activations.names()]],
     Input("overview-show", "value"),
     State("overview-curves", "figure"),
