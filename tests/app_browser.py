@@ -13,6 +13,7 @@ import threading
 from urllib.parse import urlparse
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -195,10 +196,9 @@ def check_basics(page, slug: str, lang: str) -> None:
     assert page.locator(".modebar-btn[data-title='Share chart...']").count() == 0  # would upload to Plotly Cloud
     try:  # figures may still be drawing (a second pass for an automargin axis)
         page.wait_for_function(f"() => ({BADLY_PLACED})().length === 0", timeout=5_000)
-    except Exception:
-        pass
-    bad = page.evaluate(BADLY_PLACED)
-    assert not bad, bad
+    except PlaywrightTimeout:
+        bad = page.evaluate(BADLY_PLACED)
+        assert not bad, bad
 
 
 def set_slider(page, id: str, value) -> None:

