@@ -21,7 +21,7 @@ $(BIN)/python:
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q "$(TORCH)"
 	$(BIN)/pip install -q -e ".[torch,bert]" "$(TORCH)"
-	$(BIN)/python -m gelu_lab.corpus --fetch
+	$(BIN)/python -m gelu_lab.nn.corpus --fetch
 	touch $@
 
 $(TSTAMP): $(STAMP)

@@ -32,7 +32,7 @@ def timed(fn, repeats=1):
 
 
 def job_wall(P, key, **kw):
-    from gelu_lab import jobs
+    from gelu_lab.results import jobs
 
     t0 = time.perf_counter()
     P.start_job(key, **kw)

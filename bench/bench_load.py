@@ -347,7 +347,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.clients < 1 or args.seconds <= 0:
         raise SystemExit("bench_load: --clients >= 1 and --seconds > 0")
-    from gelu_lab.store import provenance
+    from gelu_lab.results.store import provenance
 
     os.environ.setdefault("GELU_LAB_DATA", tempfile.mkdtemp(prefix="gelu-lab-load-"))  # the server's own empty store
     errlog = tempfile.TemporaryFile("w+")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gelu_lab import formula as F
+from gelu_lab.analysis import user_formula as F
 from gelu_lab.analysis import custom
 
 FORMULAS = {

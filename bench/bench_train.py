@@ -49,7 +49,7 @@ def lab_loop(cfg, tmp) -> float:
     import io
 
     from gelu_lab.nn.train import train
-    from gelu_lab.store import Store
+    from gelu_lab.results.store import Store
 
     with Store(os.path.join(tmp, f"bench-{time.monotonic_ns()}.sqlite")) as store, contextlib.redirect_stderr(io.StringIO()):
         rid = train(cfg, store, progress=True)
@@ -64,7 +64,7 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    from gelu_lab.corpus import load_text
+    from gelu_lab.nn.corpus import load_text
     from gelu_lab.nn.data import CharData
     from gelu_lab.nn.train import TrainConfig
 

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import test_fuzz_numeric as T  # noqa: E402
 
 import gelu_lab  # noqa: E402
-from gelu_lab.formats import FORMATS, round_to_format  # noqa: E402
+from gelu_lab.floats import FORMATS, round_to_format  # noqa: E402
 
 
 def torch_face(n: int, rng) -> tuple[int, list[str]]:

@@ -11,7 +11,7 @@ resume a killed sweep):
 then writes every finished accuracy summary (keyed like the store) and the
 newest bench run, with their provenance, to src/gelu_lab/data/measured.json:
 what a fresh install shows until the reader's own store holds newer runs
-(gelu_lab.shipped).
+(gelu_lab.results.shipped).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from pathlib import Path
 
 from gelu_lab.analysis import accuracy, bench
 from gelu_lab.app.pages.implementation import IMPLS
-from gelu_lab.shipped import PATH
-from gelu_lab.store import Store
+from gelu_lab.results.shipped import PATH
+from gelu_lab.results.store import Store
 
 
 def gelu_lab(*argv: str) -> None:

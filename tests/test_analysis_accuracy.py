@@ -15,9 +15,9 @@ import torch
 
 from gelu_lab.analysis import accuracy as acc
 from gelu_lab.cli import main
-from gelu_lab.formats import bfloat16
+from gelu_lab.floats import bfloat16
 from gelu_lab.reference import correctly_rounded
-from gelu_lab.store import Store
+from gelu_lab.results.store import Store
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from mp_truth import correct  # noqa: E402

@@ -13,7 +13,7 @@ from scipy import special
 
 from gelu_lab.analysis import bench
 from gelu_lab.cli import main
-from gelu_lab.store import Store
+from gelu_lab.results.store import Store
 
 
 def _truth(form, x):

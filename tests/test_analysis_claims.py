@@ -11,7 +11,7 @@ from scipy import special
 
 from gelu_lab.analysis import claims
 from gelu_lab.cli import main
-from gelu_lab.store import Store
+from gelu_lab.results.store import Store
 
 
 def test_values_by_mpmath():

@@ -42,7 +42,7 @@ def test_shipped_results_without_a_store(page, app_url):
 
 
 def test_stored_run_wins_and_metric_comes_from_the_url(page, app_url, own_store):
-    from gelu_lab.store import Store
+    from gelu_lab.results.store import Store
 
     doc = shipped()
     res = copy.deepcopy(doc["result"])

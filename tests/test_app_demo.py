@@ -122,9 +122,9 @@ def test_copied_code_prints_the_table(tab, app_url, context, capsys):
     out = buf.getvalue()
     assert out == run_cli(capsys, "--x", "-1,0.5,2", "--dtype", "float32")
     # the implementing functions are shown as their source
-    from gelu_lab import table
+    from gelu_lab.analysis import demo_table as table
 
-    tab.click("summary:has-text('gelu_lab.table.comparison_table')")
+    tab.click("summary:has-text('gelu_lab.analysis.demo_table.comparison_table')")
     assert "def comparison_table(" in text_of(tab, "demo-src-0") and text_of(tab, "demo-src-0") in open(table.__file__).read()
     tab.log.check()
 

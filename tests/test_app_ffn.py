@@ -84,7 +84,7 @@ def test_stored_results_table_matches_the_shipped_file(page, app_url):
 
 
 def test_background_run_progress_survives_reload(page, app_url, own_store):
-    from gelu_lab.nn import jobs
+    from gelu_lab.nn import train_job as jobs
 
     open_page(page, f"{app_url}/ffn?lang=en")
     assert text_of(page, "ffn-run-status") == content.text("en", "ffn")["run.idle"]

@@ -118,7 +118,7 @@ def wrong_in(dtype, impl, a, b) -> int:
     import torch.nn.functional as F
 
     import gelu_lab
-    from gelu_lab.formats import FORMATS
+    from gelu_lab.floats import FORMATS
     from gelu_lab.reference import correctly_rounded
     from gelu_lab.torch import from_numpy, to_numpy
 
@@ -156,10 +156,10 @@ def test_precision_table_is_the_exhaustive_tally(page, app_url):
 
 
 def test_background_jobs_survive_a_reload_and_their_results_are_read(page, app_url, own_store, monkeypatch):
-    from gelu_lab import jobs, shipped
+    from gelu_lab.results import jobs, shipped
     from gelu_lab.analysis import accuracy as acc
     from gelu_lab.app.pages import implementation as P
-    from gelu_lab.store import Store
+    from gelu_lab.results.store import Store
 
     # small plans, never the 2^32 sweep in a test: every float32 in [1, 1.125] (2^20 + 1 inputs, 9 chunks);
     # one size, one repeat of the bench
@@ -237,7 +237,7 @@ def test_junk_in_the_url_and_the_boxes_gives_a_message(page, app_url):
 def test_a_fresh_install_shows_the_shipped_float32_sweeps_and_bench(tmp_path, monkeypatch):
     """With an empty store the float32 rows are the shipped exhaustive runs (all 2^32 inputs),
     and gelu_lab's own row says what the library promises: correctly rounded everywhere."""
-    from gelu_lab import shipped
+    from gelu_lab.results import shipped
     from gelu_lab.app.pages import implementation as P
 
     monkeypatch.setenv("GELU_LAB_STORE", str(tmp_path / "empty.sqlite"))

@@ -79,7 +79,7 @@ def test_every_card_shows_the_verdict_check_returns(page, app_url):
 
 def test_untested_claim_runs_its_training_and_is_checked_again(page, app_url, own_store, monkeypatch):
     from gelu_lab.app.pages import misconceptions as M
-    from gelu_lab.store import Store
+    from gelu_lab.results.store import Store
 
     monkeypatch.setattr(M, "RUN", {"preset": "tiny", "steps": 20, "fc_init_std": 0.02})  # seconds, not minutes
     monkeypatch.setenv("OMP_NUM_THREADS", "1")  # the job inherits it: one torch thread is fastest on a busy machine
@@ -122,7 +122,7 @@ def test_card_figures_draw_what_they_are_given():
 
 def test_a_first_draw_may_reuse_a_result_until_the_store_changes(own_store):
     from gelu_lab.app.pages import misconceptions as M
-    from gelu_lab.store import Store
+    from gelu_lab.results.store import Store
 
     a = M.check("relu_half_dead")
     assert M.check("relu_half_dead", fresh=False) is a  # same store, just computed: reused

@@ -14,7 +14,7 @@ from dash import dcc, html
 
 from gelu_lab.app import content, get_app, registry, shell
 from gelu_lab.app.components import MARKDOWN, md, prose
-from gelu_lab.mathml import split
+from gelu_lab.app.mathml import split
 
 FILES = sorted((lang, f.stem) for lang in content.LANGS for f in (content.ROOT / lang).glob("*.md"))
 

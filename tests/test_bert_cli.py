@@ -5,7 +5,7 @@ import json
 import pytest
 
 from gelu_lab import cli
-from gelu_lab.store import Store
+from gelu_lab.results.store import Store
 
 pytestmark = pytest.mark.xdist_group("bert")
 

@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from gelu_lab import cli
-from gelu_lab.store import Store
+from gelu_lab.results.store import Store
 
 PY = sys.executable
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
@@ -333,7 +333,7 @@ def _enospc_on(monkeypatch, name_start: str, nth: int = 1):
 
 
 def test_disk_full_while_writing_a_checkpoint_keeps_the_last_good_one(tmp_path, text_file, capsys, monkeypatch):
-    from gelu_lab.files import read_checked
+    from gelu_lab.results.files import read_checked
     from gelu_lab.nn.train import checkpoint_path
 
     store = tmp_path / "s.sqlite"

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import gelu_lab
-from gelu_lab.formats import bfloat16
+from gelu_lab.floats import bfloat16
 from mp_truth import correct, ulp_error
 
 FUNCS = {"gelu": gelu_lab.gelu, "gelu_grad": gelu_lab.gelu_grad}

@@ -8,7 +8,7 @@ from hypothesis.extra import numpy as hnp
 
 import gelu_lab
 from gelu_lab import activations
-from gelu_lab.formats import bfloat16
+from gelu_lab.floats import bfloat16
 
 DTYPES = [np.float16, bfloat16, np.float32, np.float64]
 FUNCS = [gelu_lab.gelu, gelu_lab.gelu_grad, gelu_lab.gelu_grad2]

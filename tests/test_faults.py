@@ -27,7 +27,7 @@ import pytest
 from gelu_lab import cli
 from gelu_lab.nn import runs as R
 from gelu_lab.nn.train import checkpoint_path
-from gelu_lab.store import Store
+from gelu_lab.results.store import Store
 from test_ffn_train import ENV, PY, _train_args, text_file  # noqa: F401  (text_file is a fixture)
 
 ARGS = ("--activations", "silu", "--steps", "200", "--ckpt-every", "10", "--eval-interval", "20")

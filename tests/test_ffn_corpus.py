@@ -5,7 +5,7 @@ import tarfile
 
 from hypothesis import given, strategies as st
 
-from gelu_lab import corpus
+from gelu_lab.nn import corpus
 
 
 def test_only_modern_spelling_files_in_sorted_order():

@@ -9,7 +9,7 @@ import pytest
 
 from gelu_lab import activations
 from gelu_lab.figures import ffn as figs
-from gelu_lab.nn import ffn, jobs
+from gelu_lab.nn import ffn, train_job as jobs
 from gelu_lab.nn import runs as R
 
 CFG = {"preset": "quick", "n_layer": 2, "n_embd": 64, "steps": 100, "fc_init_std": 0.02, "lr": 0.001, "text_sha256": "x"}

@@ -11,7 +11,7 @@ import pytest
 
 from gelu_lab.cli import main
 from gelu_lab.nn import runs as R
-from gelu_lab.store import Store
+from gelu_lab.results.store import Store
 
 PY = sys.executable
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
@@ -19,7 +19,7 @@ ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 
 @pytest.fixture(scope="module")
 def text_file(tmp_path_factory):
-    from gelu_lab.corpus import load_text
+    from gelu_lab.nn.corpus import load_text
 
     p = tmp_path_factory.mktemp("text") / "t.txt"
     p.write_text(load_text()[:40_000])

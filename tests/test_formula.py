@@ -15,7 +15,7 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gelu_lab import formula as F
+from gelu_lab.analysis import user_formula as F
 from gelu_lab.analysis import custom
 
 X = np.linspace(-6.0, 6.0, 97) + 0.0137  # off the kinks of relu/abs/max at round numbers

@@ -1,4 +1,4 @@
-"""gelu_lab.frameworks: torch's default is asked from torch; every row names a form whose
+"""gelu_lab.analysis.frameworks: torch's default is asked from torch; every row names a form whose
 function is the one the framework computes (checked here against the formulas)."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import torch
 import torch.nn.functional as F
 from scipy import special
 
-from gelu_lab import activations, frameworks
+from gelu_lab import activations
+from gelu_lab.analysis import frameworks
 
 
 def test_torch_row_is_what_the_installed_torch_does():

@@ -39,8 +39,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import gelu_lab
-from gelu_lab import activations, table
-from gelu_lab.formats import FORMATS, bfloat16, round_to_format
+from gelu_lab import activations
+from gelu_lab.analysis import demo_table as table
+from gelu_lab.floats import FORMATS, bfloat16, round_to_format
 
 DTYPES = {"float16": np.dtype(np.float16), "bfloat16": bfloat16, "float32": np.dtype(np.float32), "float64": np.dtype(np.float64)}
 UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}

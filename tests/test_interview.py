@@ -16,7 +16,7 @@ from scipy import optimize, special
 
 from gelu_lab.analysis import interview as iv
 from gelu_lab.app import content
-from gelu_lab.formats import FORMATS
+from gelu_lab.floats import FORMATS
 
 mpmath.mp.dps = 40
 

@@ -1,4 +1,4 @@
-"""Background jobs (gelu_lab.jobs) and the progress bar another process can read (gelu_lab.progress)."""
+"""Background jobs (gelu_lab.results.jobs) and the progress bar another process can read (gelu_lab.results.progress)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from gelu_lab import jobs, progress
+from gelu_lab.results import jobs, progress
 
 
 def wait(store, kind, timeout=120):
@@ -24,7 +24,7 @@ def wait(store, kind, timeout=120):
 
 
 def test_a_job_runs_the_cli_reports_progress_and_stores_its_result(tmp_path):
-    from gelu_lab.store import Store
+    from gelu_lab.results.store import Store
 
     store = tmp_path / "runs.sqlite"
     assert jobs.status(store, "acc") is None

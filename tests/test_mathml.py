@@ -1,4 +1,4 @@
-"""Formulas as MathML (gelu_lab.mathml): every formula of every content file converts,
+"""Formulas as MathML (gelu_lab.app.mathml): every formula of every content file converts,
 and the page text around them keeps no TeX delimiters. Drawing is checked in Chromium
 by app_browser.check_basics (test_app_pages)."""
 
@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from gelu_lab.app import content
-from gelu_lab.mathml import mathml, split
+from gelu_lab.app.mathml import mathml, split
 
 M = "{http://www.w3.org/1998/Math/MathML}"
 

@@ -10,11 +10,11 @@ from urllib.parse import urlparse
 import pytest
 
 from app_browser import browser  # noqa: F401  (Debian's Chromium, one per session)
-from gelu_lab import report
+from gelu_lab.app import report
 from gelu_lab.analysis import accuracy
 from gelu_lab.app import content, registry
 from gelu_lab.cli import main
-from gelu_lab.store import Store
+from gelu_lab.results.store import Store
 
 pytestmark = pytest.mark.xdist_group("report")
 BUILT = [p for p in registry.PAGES if p.built]
@@ -53,7 +53,7 @@ def test_report_opens_offline_with_every_section_and_figure(built, browser, lang
         sec = page.locator(f"section#page-{p.slug}")
         assert sec.count() == 1
         assert sec.locator("h1").first.inner_text().strip() == t["title"].strip()
-        if "$$" in "".join(t.values()):  # the formulas, as MathML (gelu_lab.mathml)
+        if "$$" in "".join(t.values()):  # the formulas, as MathML (gelu_lab.app.mathml)
             assert sec.locator(".math-display math").count() == "".join(t.values()).count("$$") // 2, p.slug
             assert "$$" not in sec.inner_text()
     # every figure drawn by plotly.js: one svg plot per figure div

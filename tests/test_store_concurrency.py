@@ -15,7 +15,7 @@ import sys
 import time
 
 from gelu_lab.nn import runs as R
-from gelu_lab.store import Store
+from gelu_lab.results.store import Store
 
 PY = sys.executable
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
@@ -23,7 +23,7 @@ STEPS, EVERY = 100, 5
 
 
 def test_two_training_jobs_share_one_store(tmp_path):
-    from gelu_lab.corpus import load_text
+    from gelu_lab.nn.corpus import load_text
 
     text = tmp_path / "t.txt"
     text.write_text(load_text()[:40_000])

@@ -23,7 +23,7 @@ from scipy import special
 
 from . import core as g
 from . import numerics as nm
-from .formats import format_of, round_to_format
+from .floats import format_of, round_to_format
 
 LEAKY_SLOPE = 0.01
 ELU_ALPHA = 1.0
@@ -50,7 +50,7 @@ def _ufunc(f64):
     """A float64 formula as a dtype-keeping, out=-accepting function."""
 
     def fn(x, *, out=None):
-        if g._is_tensor(x):
+        if g.is_tensor(x):
             raise TypeError("use gelu_lab.torch for tensors")
         a = g.as_float_array(x)
         if out is not None:

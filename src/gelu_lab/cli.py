@@ -14,6 +14,8 @@ import re
 import sys
 
 from . import __version__
+from .commands import CliError, Parser
+from .results import jobs
 
 # modules that define register(subparsers); order is the order of `--help`
 COMMAND_MODULES = [
@@ -32,26 +34,10 @@ COMMAND_MODULES = [
 ]
 
 
-class CliError(Exception):
-    """A usage error with a message fit for one line on stderr (exit 2)."""
-
-
-class _Parser(argparse.ArgumentParser):
-    # argparse takes "-1e3" or "-inf" for an option (it knows only -1 and -1.5): `--interval -1e3 1` failed
-    _NEGATIVE = re.compile(r"^-(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$|^-inf(inity)?$", re.IGNORECASE)
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._negative_number_matcher = self._NEGATIVE
-
-    def error(self, message):  # argparse prints usage + message over several lines
-        raise CliError(f"{self.prog}: {message}")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="gelu-lab", description="GELU Lab: understand, check and measure GELU.")
+    parser = Parser(prog="gelu-lab", description="GELU Lab: understand, check and measure GELU.")
     parser.add_argument("--version", action="version", version=f"gelu-lab {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for mod in COMMAND_MODULES:
         importlib.import_module(mod).register(sub)
     return parser
@@ -74,6 +60,21 @@ def _join_list_values(argv: list[str]) -> list[str]:
 
 
 def main(argv=None) -> int:
+    """Run one command; in a background job (gelu_lab.results.jobs) also record its exit status."""
+    done = jobs.take_done_file()
+    rc = 1
+    try:
+        rc = _run(argv)
+    except SystemExit as e:  # --help, --version
+        rc = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        raise
+    finally:
+        if done is not None:
+            jobs.record_exit(done, rc)
+    return rc
+
+
+def _run(argv) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(_join_list_values(list(sys.argv[1:] if argv is None else argv)))

@@ -9,7 +9,8 @@ keep their dtype; Python numbers, lists, bool and integer arrays compute in
 float64; complex, text and object inputs raise TypeError;
 ``out=`` is filled and returned; nan and inf follow IEEE rules and no float
 input raises. A ``torch.Tensor`` input is handed to :mod:`gelu_lab.torch` and
-returns a tensor with autograd.
+returns a tensor with autograd: the package's own ``gelu_lab.gelu`` hands
+it to :mod:`gelu_lab.torch`; this module is NumPy only and refuses tensors.
 
 Accuracy (exact form): ``gelu`` and ``gelu_grad`` are correctly rounded
 (nearest-even) for every float16, bfloat16 and float32 input, signed zeros and
@@ -26,7 +27,7 @@ import functools
 import numpy as np
 
 from . import numerics as nm
-from .formats import FORMATS, format_of, round_known, round_to_format
+from .floats import FORMATS, format_of, round_known, round_to_format
 
 APPROXIMATIONS = ("none", "tanh", "sigmoid")
 _F64_ULP = 2.0**-52
@@ -47,8 +48,15 @@ _F64 = {
 _CORRECT = {("none", 0): "gelu", ("none", 1): "gelu_grad"}
 
 
-def _is_tensor(x) -> bool:
+def is_tensor(x) -> bool:
     return type(x).__module__.startswith("torch") and hasattr(x, "requires_grad")
+
+
+def check_approximate(approximate: str) -> None:
+    if approximate not in APPROXIMATIONS:
+        raise ValueError(
+            f"approximate must be one of {', '.join(map(repr, APPROXIMATIONS))}, got {approximate!r}"
+        )
 
 
 def as_float_array(x) -> np.ndarray:
@@ -74,6 +82,22 @@ def table16(name: str, dtype_name: str) -> np.ndarray:
     return correctly_rounded(name, x)
 
 
+def _float32(name: str, x: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+    """Correctly rounded float32 `name`(x): the kernel's values, its undecided inputs settled by the reference.
+
+    `out`: a C-contiguous float32 array of x's shape to write into (returned).
+    """
+    from .kernels import raw_f32
+    from .reference import correctly_rounded
+
+    shape = np.shape(x)
+    flat = np.ascontiguousarray(x, dtype=np.float32).ravel()
+    y, idx = raw_f32(name, flat, out)
+    if idx.size:
+        y[idx] = correctly_rounded(name, flat[idx])
+    return y.reshape(shape) if out is None else out
+
+
 def _evaluate(x: np.ndarray, approximate: str, order: int, out=None) -> np.ndarray:
     """`out`, if given, is where the float32 kernels may write (C-contiguous, x's shape)."""
     key = (approximate, order)
@@ -85,9 +109,7 @@ def _evaluate(x: np.ndarray, approximate: str, order: int, out=None) -> np.ndarr
 
             return lookup16(table16(name, fmt.name), x)
         if fmt.name == "float32":
-            from .kernels import correctly_rounded_f32
-
-            return correctly_rounded_f32(name, x, out)
+            return _float32(name, x, out)
     with np.errstate(all="ignore"):
         xf = x.astype(np.float64)
         y = _F64[key](xf)
@@ -97,14 +119,9 @@ def _evaluate(x: np.ndarray, approximate: str, order: int, out=None) -> np.ndarr
 
 
 def _apply(x, approximate: str, order: int, out):
-    if approximate not in APPROXIMATIONS:
-        raise ValueError(
-            f"approximate must be one of {', '.join(map(repr, APPROXIMATIONS))}, got {approximate!r}"
-        )
-    if _is_tensor(x):
-        from . import torch as gtorch
-
-        return gtorch.apply(x, approximate, order, out=out)
+    check_approximate(approximate)
+    if is_tensor(x):
+        raise TypeError("use gelu_lab.gelu or gelu_lab.torch for tensors")
     a = as_float_array(x)
     if out is not None:
         a = np.broadcast_to(a, np.shape(out)).astype(out.dtype, copy=False)

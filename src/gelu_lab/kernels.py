@@ -34,9 +34,9 @@ The value is rounded once to float32; an input is flagged when the ends of its
 error interval round differently, i.e. the tier cannot decide. The kernels run
 over blocks of BLOCK inputs in parallel: GELU runs FAST over the block, then
 TIGHT on the block's flagged inputs while they are in cache; GELU' runs TIGHT.
-What is left (0.014 % of N(0, 4) data) goes to
-:func:`gelu_lab.reference.correctly_rounded` (libm with a tight bound, then
-mpmath). Measured (2^24 N(0, 4) inputs, ns per input at 1 / 2 threads): FAST
+What is left (0.014 % of N(0, 4) data) is returned as a list of indices:
+:mod:`gelu_lab.core` settles it with :func:`gelu_lab.reference.correctly_rounded`
+(libm with a tight bound, then mpmath); this module never imports the reference. Measured (2^24 N(0, 4) inputs, ns per input at 1 / 2 threads): FAST
 alone 7.3 / 3.7, the whole kernel 7.7 / 3.9; settling the flagged inputs after
 a pass over the whole array (flags array, np.flatnonzero, gather, TIGHT,
 scatter) cost 8.0 / 4.35 in all.
@@ -56,6 +56,7 @@ from numba.extending import intrinsic
 from scipy import special
 
 from . import numerics as nm
+from .rounding import _FLAGS, round_flag
 
 A_CUT = 15.0  # beyond |x| = 15 the float32 results are the limits
 TINY = nm.TINY
@@ -66,7 +67,6 @@ _ROOT_RADIUS = 1.0 / 16
 _LN2 = math.log(2.0)
 
 # kernels are compiled with FMA contraction only: no reassociation, IEEE otherwise
-_FLAGS = dict(error_model="numpy", fastmath={"contract"}, cache=True)
 
 
 def _monomials(f, deg: int, lo: float, hi: float) -> np.ndarray:
@@ -177,22 +177,6 @@ def _gelu64(xi, c_h, c_exp, map_c):
     # results are then x (x > 0) and -15 Q(15) = -5e-50, which rounds to -0
     xq = math.copysign(a, xi) * (h * e)
     return xq if xi <= 0 else xi - xq  # <= : GELU(-0) = -0
-
-
-@numba.njit(inline="always", **_FLAGS)
-def round_flag(x, y, lo, hi, out, flags, i):
-    """Round y to float32 into out[i], knowing the truth lies between lo and hi; flag if undecided.
-
-    Rounding is monotone, so if lo and hi round alike, so does the truth. For
-    |x| < TINY an undecided value is an exact tie at x/2 with the truth just
-    above it: it rounds up. Shared by every float32 kernel.
-    """
-    lo32 = np.float32(lo)
-    hi32 = np.float32(hi)
-    undecided = lo32 != hi32 and y == y  # nan is decided: it stays nan
-    tiny = abs(x) < TINY
-    out[i] = max(lo32, hi32) if undecided and tiny else np.float32(y)
-    flags[i] = undecided and not tiny
 
 
 @numba.njit(inline="always", **_FLAGS)
@@ -351,18 +335,3 @@ def raw_f32(name: str, x: np.ndarray, out: np.ndarray | None = None):
     idx = [left[(np.arange(SLOTS) < n_left[:, None]) & listed]]
     idx += [b * BLOCK + np.flatnonzero(crowded[b * BLOCK:(b + 1) * BLOCK]) for b in np.flatnonzero(~listed[:, 0])]
     return out, np.sort(np.concatenate(idx))
-
-
-def correctly_rounded_f32(name: str, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """Correctly rounded float32 `name`(x) ("gelu" or "gelu_grad"), shape kept.
-
-    `out`: a C-contiguous float32 array of x's shape to write into (returned).
-    """
-    from .reference import correctly_rounded
-
-    shape = np.shape(x)
-    x = np.ascontiguousarray(x, dtype=np.float32).ravel()
-    y, idx = raw_f32(name, x, out)
-    if idx.size:
-        y[idx] = correctly_rounded(name, x[idx])
-    return y.reshape(shape) if out is None else out

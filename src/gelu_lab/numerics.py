@@ -35,7 +35,7 @@ import mpmath
 import numpy as np
 from scipy import special
 
-from . import taylor64
+from . import tables64 as taylor64
 
 SQRT2 = math.sqrt(2.0)
 INV_SQRT2 = 1.0 / SQRT2

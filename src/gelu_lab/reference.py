@@ -27,9 +27,9 @@ import numba
 import numpy as np
 
 from . import numerics as nm
-from .kernels import round_flag
+from .rounding import round_flag
 from .numerics import TINY
-from .formats import FORMATS, Format, format_of, round_known, round_mpf
+from .floats import FORMATS, Format, format_of, round_known, round_mpf
 
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .formats import bfloat16
+from .floats import bfloat16
 
 _TO_NUMPY = {torch.float16: np.float16, torch.float32: np.float32, torch.float64: np.float64}
 

@@ -38,7 +38,7 @@ from typing import Callable
 import numba
 import numpy as np
 
-from ..formats import FORMATS, format_of, round_to_format
+from ..floats import FORMATS, format_of, round_to_format
 from ..reference import REFERENCES, correctly_rounded
 
 DTYPES = ("float16", "bfloat16", "float32")
@@ -587,13 +587,13 @@ def measure(impl: Impl | str, dtype: str, mode: str = "exhaustive", *, sample: i
             interval=None, chunk_bits: int = CHUNK_BITS, store=None, progress: bool | None = None, command: str | None = None) -> dict:
     """Measure `impl` over the inputs of `plan(...)`; the summary dict.
 
-    store: a :class:`gelu_lab.store.Store` to record the run in (kind
+    store: a :class:`gelu_lab.results.store.Store` to record the run in (kind
     "accuracy", key Plan.key): every chunk's tally is stored as it finishes,
     and an unfinished run with the same key resumes where it stopped. The
     summary is stored as result "summary". progress: a tqdm bar on stderr
     (None: only when stderr is a terminal).
     """
-    from ..progress import bar as tqdm  # tqdm, mirrored to a background job's progress file
+    from ..results.progress import bar as tqdm  # tqdm, mirrored to a background job's progress file
 
     impl = resolve(impl) if isinstance(impl, str) else impl
     p = plan(dtype, mode, sample=sample, seed=seed, interval=interval, chunk_bits=chunk_bits)
@@ -633,7 +633,7 @@ def measure(impl: Impl | str, dtype: str, mode: str = "exhaustive", *, sample: i
 
 def stored(impl: str, dtype: str, mode: str = "exhaustive", store=None, reference: str | None = None, **plan_args):
     """The newest stored summary of this measurement, or None (for the app: no recomputing)."""
-    from ..store import Store
+    from ..results.store import Store
 
     im = resolve(impl, reference) if not isinstance(impl, Impl) else impl
     key = plan(dtype, mode, **plan_args).key(im)

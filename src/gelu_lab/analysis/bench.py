@@ -68,7 +68,7 @@ def _x(n: int, dtype="float32") -> np.ndarray:
     x = np.random.default_rng(0).normal(0.0, 2.0, n)
     if dtype == "float32":
         return x.astype(np.float32)
-    from ..formats import FORMATS, round_to_format
+    from ..floats import FORMATS, round_to_format
 
     return round_to_format(x, FORMATS[dtype])
 
@@ -185,7 +185,7 @@ def set_threads(threads: int):
 
 def machine(threads: int | None = None) -> dict:
     """Where the figures were measured: CPU, cores, threads used, versions."""
-    from ..store import provenance
+    from ..results.store import provenance
 
     info = provenance()
     import numba
@@ -218,7 +218,7 @@ def run(names=None, sizes=DEFAULT_SIZES, threads=(1,), repeats: int = 5, progres
     elements per second, from the median) and vs_copy (its throughput over the
     roofline's at the same n and threads: copy is always measured too).
     """
-    from ..progress import bar as tqdm  # tqdm, mirrored to a background job's progress file
+    from ..results.progress import bar as tqdm  # tqdm, mirrored to a background job's progress file
 
     names = check_names(names or list(CASES))
     if "copy" not in names:

@@ -3,7 +3,7 @@
     compare_with_gelu("x*sigmoid(a*x)", interval=(-4, 4))  -> Comparison
     fit_parameter(expr, interval, bounds=(-10, 10))         -> (a, max error, where)
 
-The formula is parsed by :mod:`gelu_lab.formula` (whitelist grammar, never eval);
+The formula is parsed by :mod:`gelu_lab.analysis.user_formula` (whitelist grammar, never eval);
 its derivative is the symbolic one, exact to float64 rounding. The error is
 e(x) = f(x) - GELU(x) with GELU from :mod:`gelu_lab.numerics` (a few ulp), and
 its maximum on the interval is located as in :mod:`.errors` (dense grid, then
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from .. import formula as F
+from . import user_formula as F
 from .. import numerics as nm
 from .errors import check_interval, max_abs_error
 

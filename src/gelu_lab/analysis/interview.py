@@ -68,7 +68,7 @@ def _f(name: str, order: int = 0):
 
 def _all16(dtype: str) -> np.ndarray:
     """Every bit pattern of a 16-bit format, as an array of that format."""
-    from ..formats import FORMATS
+    from ..floats import FORMATS
 
     return np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(FORMATS[dtype].dtype)
 

@@ -8,7 +8,7 @@ from dash import dcc, html
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
 
-from ..mathml import mathml, split
+from .mathml import mathml, split
 from .state import Param
 
 
@@ -42,7 +42,7 @@ def _prose(source: str) -> tuple:
     return tuple(out)
 
 
-MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")  # the one parser: gelu_lab.report uses it too
+MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")  # the one parser: gelu_lab.app.report uses it too
 _TAGS = {
     "paragraph": html.P, "strong": html.Strong, "em": html.Em, "bullet_list": html.Ul, "ordered_list": html.Ol,
     "list_item": html.Li, "blockquote": html.Blockquote, "table": html.Table, "thead": html.Thead,

@@ -8,7 +8,7 @@ A page that shows the box (Overview; Implementation later) does three things:
 
 Ids are "<slug>-f", "<slug>-f_lo", "<slug>-f_hi" (so the shell mirrors them into the
 URL like any control) and "<slug>-custom-*". The formula is parsed by the whitelist
-grammar of :mod:`gelu_lab.formula` (never eval); a refused formula or interval
+grammar of :mod:`gelu_lab.analysis.user_formula` (never eval); a refused formula or interval
 shows one line in the box and leaves the figure as it was.
 """
 
@@ -21,7 +21,7 @@ from dash import ALL, Input, Output, State, callback, ctx, dcc, html, no_update
 
 from ..analysis import custom
 from ..figures.custom import custom_figure
-from ..formula import MAX_LENGTH, FormulaError
+from ..analysis.user_formula import MAX_LENGTH, FormulaError
 from . import content
 from .components import fmt, graph, md, message, number, readout, readouts
 from .state import Param, inputs

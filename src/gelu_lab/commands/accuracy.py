@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..analysis import accuracy as acc
-from ..output import emit, to_json
+from ..results.printing import emit, to_json
 from ..reference import REFERENCES
 
 COLUMNS = ["region", "n", "wrong", "frac_wrong", "max_ulp", "argmax_x", *acc.CATEGORIES]
@@ -36,7 +36,7 @@ def run(args) -> int:
         mode = "range" if args.range is not None else "sample"
     store = None
     if not args.no_store:
-        from ..store import Store
+        from ..results.store import Store
 
         store = Store(args.store)
     try:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ..analysis import bench
-from ..output import emit, to_json
-from ..table import parse_x_list
+from ..results.printing import emit, to_json
+from ..analysis.demo_table import parse_x_list
 
 COLUMNS = ["case", "dtype", "n", "threads", "gelem_s", "vs_copy"]
 
@@ -35,7 +35,7 @@ def run(args) -> int:
         raise ValueError("--repeats must lie in 1..1000")
     store = None
     if not args.no_store:
-        from ..store import Store
+        from ..results.store import Store
 
         store = Store(args.store)
     try:

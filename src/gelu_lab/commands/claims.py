@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..analysis.claims import CLAIMS, check_all
-from ..output import emit, to_json
+from ..results.printing import emit, to_json
 
 
 def register(sub):
@@ -19,7 +19,7 @@ def _open_store(path):
     """The store to read, or None when there is none yet (reading never creates one)."""
     from pathlib import Path
 
-    from ..store import Store, default_path
+    from ..results.store import Store, default_path
 
     p = Path(path) if path else default_path()
     return Store(p) if p.exists() else None

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .. import formula
+from ..analysis import user_formula as formula
 from ..analysis.custom import BOUNDS, FINE, compare_with_gelu
-from ..output import emit, to_json
+from ..results.printing import emit, to_json
 
 COLUMNS = ["quantity", "value", "at_x"]
 

@@ -12,7 +12,7 @@ import argparse
 import hashlib
 import sys
 
-from ..output import emit, to_json
+from ..results.printing import emit, to_json
 
 LAYER_COLS = ["layer", "mean", "std", "skew", "excess_kurtosis", "share_negative", "share_in_minus3_0",
               "share_below_minus3", "ks_std_normal", "ks_fitted_normal", "gelu_magnitude_from_negative", "units_never_positive"]
@@ -76,7 +76,7 @@ def run(args) -> int:
         if args.sentences:
             sentences = sentences[: args.sentences]
     else:
-        from ..corpus import corpus_info, sentences as corpus_sentences
+        from ..nn.corpus import corpus_info, sentences as corpus_sentences
 
         sentences = corpus_sentences(args.sentences or P.DEFAULT_SENTENCES)
         source = f"shakespeare sha256:{corpus_info()['sha256'][:16]}"
@@ -87,7 +87,7 @@ def run(args) -> int:
 
     from tqdm import tqdm
 
-    from ..store import Store
+    from ..results.store import Store
 
     config = {"model": P.MODEL, "source": source, "sentences": len(sentences), "swaps": list(P.SWAPS),
               "layer_sweep": per_layer, "precision": args.precision}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..cli import CliError
-from ..output import to_json
+from . import CliError
+from ..results.printing import to_json
 
 
 def register(sub):
@@ -20,8 +20,8 @@ def register(sub):
 
 
 def run(args) -> int:
-    from .. import report
-    from ..store import Store
+    from ..app import report
+    from ..results.store import Store
 
     if not Path(args.out).resolve().parent.is_dir():
         raise CliError(f"report: the folder of --out {args.out} does not exist")

@@ -9,17 +9,17 @@
 
 from __future__ import annotations
 
-from ..output import emit, to_json
+from ..results.printing import emit, to_json
 
 LIST_COLUMNS = ["run", "status", "activation", "seed", "preset", "steps", "fc_init_std", "val_loss", "wall_s", "tok_s"]
 CMP_COLUMNS = ["group", "rank", "activation", "n", "mean", "std", "gap", "spread", "separated", "behind"]
 
 
 def register(sub):
-    from ..cli import _Parser
+    from . import Parser
 
     p = sub.add_parser("runs", help="list, show, export and compare stored training runs")
-    acts = p.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser)
+    acts = p.add_subparsers(dest="action", metavar="ACTION", parser_class=Parser)
     for name, helptext in (("list", "one line per run"), ("show", "one run in full"),
                            ("export", "all runs with metrics"), ("compare", "val loss per activation over seeds")):
         q = acts.add_parser(name, help=helptext)
@@ -33,7 +33,7 @@ def register(sub):
 
 
 def _need_action():
-    from ..cli import CliError
+    from . import CliError
 
     raise CliError("runs: choose an action: list, show, export or compare")
 
@@ -46,7 +46,7 @@ def _runs(args, with_metrics=True):
         if not runs:
             raise ValueError("no result set is shipped with this installation")
         return runs, prov
-    from ..store import Store, default_path
+    from ..results.store import Store, default_path
     from pathlib import Path
 
     path = Path(args.store) if args.store else default_path()
@@ -89,7 +89,7 @@ def run(args) -> int:
                     for r in runs for n, pts in sorted(r["metrics"].items()) for s, v in pts]
             print(emit(rows, ["run", "activation", "seed", "fc_init_std", "step", "name", "value"], "csv"))
         else:
-            from ..store import provenance
+            from ..results.store import provenance
 
             prov = prov or {**provenance(), "train_commands": sorted({r["provenance"].get("command", "") for r in runs})}
             print(to_json(R.export_doc(runs, prov)))

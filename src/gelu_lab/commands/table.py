@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..output import emit
-from ..table import COLUMNS, DEFAULT_X, comparison_table, parse_x_list
+from ..results.printing import emit
+from ..analysis.demo_table import COLUMNS, DEFAULT_X, comparison_table, parse_x_list
 
 DTYPES = ["float64", "float32", "bfloat16", "float16"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shlex
 
-from ..output import emit
+from ..results.printing import emit
 
 
 def _positive(name):
@@ -105,7 +105,7 @@ def run(args) -> int:
         raise ValueError("training needs torch: pip install 'gelu-lab[torch]'") from None
     from ..nn import runs as R
     from ..nn.train import TrainConfig, grid, train
-    from ..store import Store
+    from ..results.store import Store
 
     if args.threads:
         torch.set_num_threads(args.threads)

@@ -19,7 +19,7 @@ class CharData:
     """Train and val token ids of a text, split by position (last val_frac is val)."""
 
     def __init__(self, text: str, val_frac: float = 0.1):
-        from ..corpus import split
+        from .corpus import split
 
         if len(text) < 1000:
             raise ValueError(f"text has {len(text)} characters; need at least 1000 to train on")

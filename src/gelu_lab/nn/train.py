@@ -45,7 +45,7 @@ import torch
 from torch.nn import functional as F
 
 from ..activations import canonical
-from ..files import CorruptFile, atomic_write, read_checked, write_checked
+from ..results.files import CorruptFile, atomic_write, read_checked, write_checked
 from .data import CharData
 from .ffn import unit_stats
 from .model import GPT, GPTConfig
@@ -123,7 +123,7 @@ def load_text(cfg: TrainConfig) -> str:
             return Path(cfg.text).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
             raise ValueError(f"cannot read --text {cfg.text}: {e}") from None
-    from ..corpus import load_text as corpus_text
+    from .corpus import load_text as corpus_text
 
     return corpus_text()
 
@@ -131,7 +131,7 @@ def load_text(cfg: TrainConfig) -> str:
 def text_sha256(cfg: TrainConfig) -> str:
     """sha256 of the run's text as UTF-8 (for the corpus: its recorded checksum)."""
     if not cfg.text:
-        from ..corpus import corpus_info
+        from .corpus import corpus_info
 
         return corpus_info()["sha256"]  # the corpus is ASCII, so this is its UTF-8 hash too
 

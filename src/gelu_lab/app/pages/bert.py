@@ -43,7 +43,7 @@ def _shipped() -> dict:
 
 def stored() -> dict:
     """{"result", "provenance", "source"}: the newest probe in the user's store, else the shipped one."""
-    from ...store import read_default
+    from ...results.store import read_default
 
     run, value = read_default(lambda s: s.latest_result("probe", "probe"), (None, None))
     if run is not None:

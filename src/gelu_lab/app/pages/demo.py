@@ -1,9 +1,9 @@
 """Python demo: the comparison table of `gelu-lab table`, live, with its code and a CSV.
 
-The table is :func:`gelu_lab.table.comparison_table` on the reader's x list and
+The table is :func:`gelu_lab.analysis.demo_table.comparison_table` on the reader's x list and
 dtype, the same rows the CLI prints (``--format json``), and the CSV download is
 the CLI's ``--format csv`` output byte for byte. The x list is parsed by the
-CLI's own :func:`gelu_lab.table.parse_x_list` (never eval); the page only adds
+CLI's own :func:`gelu_lab.analysis.demo_table.parse_x_list` (never eval); the page only adds
 its limits and says, in the reader's language, what it refused.
 """
 
@@ -17,10 +17,10 @@ import numpy as np
 from dash import Input, Output, State, callback, dcc, html, no_update
 
 from ... import core, numerics
-from ... import table as T
+from ...analysis import demo_table as T
 from ...figures import demo as figs
-from ...formats import FORMATS
-from ...output import emit, fmt_number
+from ...floats import FORMATS
+from ...results.printing import emit, fmt_number
 from .. import content
 from ..components import graph, md, message, section
 from ..custom_box import TextParam
@@ -79,8 +79,8 @@ def _say(t: dict, note) -> str:
 def snippet(xs, dtype: str) -> str:
     """Python that prints this table (exactly what `gelu-lab table` prints)."""
     return (
-        "from gelu_lab.output import emit\n"
-        "from gelu_lab.table import COLUMNS, comparison_table\n\n"
+        "from gelu_lab.results.printing import emit\n"
+        "from gelu_lab.analysis.demo_table import COLUMNS, comparison_table\n\n"
         f"xs = {[float(v) for v in xs]!r}\n"
         f"rows = comparison_table(xs, dtype={dtype!r})\n"
         "print(emit(rows, COLUMNS, \"text\"))\n"

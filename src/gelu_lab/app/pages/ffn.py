@@ -1,8 +1,8 @@
 """Transformer FFN: the block live, stored training runs per activation, the init sweep, a run control.
 
-Data: the runs of the user's runs store (``gelu_lab.store``) together with the
+Data: the runs of the user's runs store (``gelu_lab.results.store``) together with the
 result set shipped in ``gelu_lab/data/ffn_results.json``; a background job
-(:mod:`gelu_lab.nn.jobs`) adds runs to the store, and the page picks them up
+(:mod:`gelu_lab.nn.train_job`) adds runs to the store, and the page picks them up
 when the job is done. No training and no torch in a request.
 """
 
@@ -17,9 +17,9 @@ from dash import Input, Output, State, callback, dcc, html, no_update
 from ... import activations
 from ...figures import ffn as figs
 from ...nn import ffn as block
-from ...nn import jobs
+from ...nn import train_job as jobs
 from ...nn import runs as R
-from ...store import default_path, read_default
+from ...results.store import default_path, read_default
 from .. import content
 from ..components import fmt, graph, md, message, prose, readout, readouts, section, slider
 from ..state import Param, inputs
@@ -367,7 +367,7 @@ def start_next_seed(path, act: str, preset: str, steps: int, fc_init_std) -> dic
 
 
 def _corpus_sha():
-    from ...corpus import corpus_info
+    from ...nn.corpus import corpus_info
 
     try:
         return corpus_info()["sha256"]

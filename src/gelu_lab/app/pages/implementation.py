@@ -7,7 +7,7 @@ the live max error and a fit button (:mod:`gelu_lab.analysis.fits`, the fit
 16-bit exhaustive on demand, float32 exhaustive read from the runs store and
 computed by a background job); throughput against the memory roofline from
 stored ``gelu-lab bench`` runs (or a short job); which framework uses which form.
-No sweep and no benchmark runs in a request: the jobs are :mod:`gelu_lab.jobs`.
+No sweep and no benchmark runs in a request: the jobs are :mod:`gelu_lab.results.jobs`.
 """
 
 from __future__ import annotations
@@ -19,12 +19,14 @@ import math
 import numpy as np
 from dash import Input, Output, State, callback, dcc, html, no_update
 
-from ... import activations, frameworks, jobs, shipped
+from ... import activations
+from ...analysis import frameworks
+from ...results import jobs, shipped
 from ... import numerics as nm
 from ...analysis import accuracy as acc
 from ...analysis import bench, errors, fits
 from ...figures import implementation as figs
-from ...store import default_path, read_default
+from ...results.store import default_path, read_default
 from .. import content, custom_box
 from ..components import fmt, graph, md, message, number, prose, readout, readouts, section, slider
 from ..state import Param, inputs
@@ -187,7 +189,7 @@ def _f32_args() -> list[str]:
 
 def stored_f32(impl):
     """(summary, source) of `impl` for F32_PLAN: the reader's stored run, else the shipped
-    one (gelu_lab.shipped), else (None, None)."""
+    one (gelu_lab.results.shipped), else (None, None)."""
     got = read_default(lambda s: acc.stored(impl, "float32", store=s, **F32_PLAN))
     if got is not None:
         return got, "stored"
@@ -264,7 +266,7 @@ def precision_view(dtype, a, b, lang, t):
 
 def stored_bench():
     """(run, rows, machine) of the newest `gelu-lab bench` run in the reader's store, else the
-    shipped one (gelu_lab.shipped), else None."""
+    shipped one (gelu_lab.results.shipped), else None."""
     def newest(s):
         run, rows = s.latest_result(bench.KIND, "rows")
         return None if run is None else (run, rows, s.result(run["id"], "machine") or {})
@@ -303,7 +305,7 @@ def _td(*children, **kw):
 
 
 def frameworks_table(lang, t):
-    """Which form each framework's GELU computes by default (PyTorch asked now: gelu_lab.frameworks)."""
+    """Which form each framework's GELU computes by default (PyTorch asked now: gelu_lab.analysis.frameworks)."""
     head = html.Tr([html.Th(t[f"fw.col.{c}"], style=LEFT) for c in ("fw", "call", "default", "form", "source")])
     rows = [
         html.Tr([_td(d.framework), _td(html.Code(d.call)), _td(d.default, **({"id": "implementation-fw-torch"} if d.asked else {})),

@@ -7,7 +7,7 @@ drawn (one request each, so a slow one does not hold up the rest), again on
 "check again", and again when a background run a claim needs has finished. A
 claim whose evidence is a timing of this machine (ON_DEMAND) is measured only
 when the reader asks: a benchmark is not work to repeat on every page view. A claim that needs an FFN training run offers
-to start it (:mod:`gelu_lab.nn.jobs`, a separate process) and shows its progress.
+to start it (:mod:`gelu_lab.nn.train_job`, a separate process) and shows its progress.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from ... import activations
 from ...analysis import claims as C
 from ...analysis.errors import error_curves
 from ...figures import misconceptions as figs
-from ...nn import jobs
-from ...output import fmt_number
-from ...store import default_path
+from ...nn import train_job as jobs
+from ...results.printing import fmt_number
+from ...results.store import default_path
 from .. import content
 from ..components import graph, md
 
@@ -66,7 +66,7 @@ def check(cid: str, fresh: bool = True) -> dict:
     store has not changed since: a page opened twice, or warmed at server start, need not
     recompute twelve claims; "check again" and a finished run always do.
     """
-    from ...store import Store
+    from ...results.store import Store
 
     path = default_path()
     sig, hit = _store_signature(path), _CACHE.get(cid)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import activations
-from .formats import format_of, round_to_format
+from .. import activations
+from ..floats import format_of, round_to_format
 
 DEFAULT_X = (-3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0)
 COLUMNS = ["x", "gelu", "gelu_tanh", "tanh_abs_err", "gelu_sigmoid", "sigmoid_abs_err", "relu"]

@@ -4,7 +4,7 @@
         ... b.update(k) ...
 
 When ``$GELU_LAB_JOB_PROGRESS`` names a file (a background job started by
-:mod:`gelu_lab.jobs` sets it), every update also writes ``{"n", "total", "desc",
+:mod:`gelu_lab.results.jobs` sets it), every update also writes ``{"n", "total", "desc",
 "time"}`` there, atomically (write + rename), so the app can show how far a job
 got whatever state its stderr is in (a job's stderr is a log file, where tqdm
 stays silent). Without the variable it is plain tqdm.

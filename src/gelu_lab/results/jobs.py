@@ -3,14 +3,14 @@
     start(store_path, kind, args, info=None) -> job dict    ValueError while `kind` runs
     status(store_path, kind) -> job dict | None             state, progress, error
 
-A job is ``python -m gelu_lab.jobs DONE ARGS...``: the CLI run with ARGS in a
+A job is ``python -m gelu_lab.results.jobs DONE ARGS...``: the CLI run with ARGS in a
 process of its own session (heavy work never runs in a web request), which
 writes its exit status to DONE when it ends. Everything about a job lives in
 files beside the runs store, ``<store dir>/jobs/<kind>-*``:
 
     <kind>-job.json       pid, command, start time, the caller's info
     <kind>-job.log        its stdout and stderr
-    <kind>-progress.json  {"n", "total", "desc"}: :func:`gelu_lab.progress.bar`
+    <kind>-progress.json  {"n", "total", "desc"}: :func:`gelu_lab.results.progress.bar`
                           writes it (through $GELU_LAB_JOB_PROGRESS)
     <kind>-done.json      {"rc", "finished"}
 
@@ -95,8 +95,8 @@ def start(store_path, kind: str, args: list[str], info: dict | None = None) -> d
             raise ValueError(f"the {kind} job is already running")
         for f in (done, prog):
             f.unlink(missing_ok=True)
-        cmd = [sys.executable, "-m", "gelu_lab.jobs", str(done), *map(str, args)]
-        env = {**os.environ, progress.ENV: str(prog)}
+        cmd = [sys.executable, "-m", "gelu_lab", *map(str, args)]
+        env = {**os.environ, progress.ENV: str(prog), DONE_ENV: str(done)}
         with open(log_path, "w") as log:
             proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True, env=env)
         _CHILDREN[proc.pid] = proc
@@ -133,21 +133,16 @@ def status(store_path, kind: str) -> dict | None:
     return job
 
 
-def _main(argv: list[str]) -> int:
-    """``python -m gelu_lab.jobs DONE ARGS...``: run the CLI, then record its exit status in DONE."""
-    done, args = Path(argv[0]), argv[1:]
-    sys.argv = ["gelu-lab", *args]  # what the store records as the run's command
-    from .cli import main
-
-    rc = 1
-    try:
-        rc = main(args)
-    except SystemExit as e:  # --help, --version
-        rc = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    finally:
-        _write_json(done, {"rc": rc, "finished": time.time()})
-    return rc
+DONE_ENV = "GELU_LAB_JOB_DONE"
 
 
-if __name__ == "__main__":
-    raise SystemExit(_main(sys.argv[1:]))
+def take_done_file() -> Path | None:
+    """The exit-status file of the job this process runs, if it is one; the variable is
+    removed so that processes the job starts do not claim it."""
+    path = os.environ.pop(DONE_ENV, None)
+    return Path(path) if path else None
+
+
+def record_exit(done: Path, rc: int) -> None:
+    """Write the job's exit status where :func:`status` looks for it."""
+    _write_json(done, {"rc": rc, "finished": time.time()})

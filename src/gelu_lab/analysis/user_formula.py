@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from . import numerics as nm
+from .. import numerics as nm
 
 MAX_LENGTH = 500
 MAX_DEPTH = 50

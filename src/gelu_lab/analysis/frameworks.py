@@ -18,7 +18,7 @@ import functools
 import inspect
 from dataclasses import dataclass
 
-from .activations import canonical
+from ..activations import canonical
 
 TORCH_FORMS = {"none": "gelu", "tanh": "gelu_tanh"}  # torch's `approximate` -> registry name
 
