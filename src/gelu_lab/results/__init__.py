@@ -79,7 +79,8 @@ def latest(kind: str, key: str | None = None, *, store=None) -> Result | None:
                     s.close()
     except OSError:  # an unreadable store reads as an empty one
         mine = None
-    ship = shipped.result(kind, key)
+    found = shipped.result(kind, key)
+    ship = None if found is None else Result(found[0], found[1], "shipped", found[2])
     if kind == "train":
         ship_runs = [] if ship is None else [{**r, "source": "shipped"} for r in ship.value]
         own = [] if mine is None else [{**r, "source": "store"} for r in mine.value]

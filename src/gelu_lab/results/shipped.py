@@ -1,6 +1,6 @@
 """The result sets shipped with the package, shown until the reader's runs store has its own.
 
-    result(kind, key=None) -> Result | None     read through gelu_lab.results.latest
+    result(kind, key=None) -> (value, provenance, run) | None   read through gelu_lab.results.latest
 
 Files in ``gelu_lab/data``, each written by a documented command from runs of
 the ordinary CLI commands, with their provenance (versions, CPU, date,
@@ -36,29 +36,27 @@ def doc(name: str) -> dict:
 
 
 def result(kind: str, key: str | None = None):
-    """The shipped result of `kind` (see gelu_lab.results.latest), or None."""
-    from . import Result
-
+    """(value, provenance, run) of the shipped result of `kind` (see gelu_lab.results.latest), or None."""
     d = doc(FILES[kind])
     if kind == "accuracy":
         entry = d.get("accuracy", {}).get(key)
         if entry is None:
             return None
-        return Result(entry, entry.get("provenance", d.get("provenance", {})) if isinstance(entry, dict) else {}, "shipped")
+        return entry, (entry.get("provenance", d.get("provenance", {})) if isinstance(entry, dict) else {}), None
     if kind == "bench":
         b = d.get("bench")
-        return None if not b else Result({"rows": b["rows"], "machine": b["machine"]}, b["run"].get("provenance", {}), "shipped", b["run"])
+        return None if not b else ({"rows": b["rows"], "machine": b["machine"]}, b["run"].get("provenance", {}), b["run"])
     if kind == "train":
-        return None if not d.get("runs") else Result(d["runs"], d.get("provenance", {}), "shipped")
+        return None if not d.get("runs") else (d["runs"], d.get("provenance", {}), None)
     if kind == "probe":
-        return None if "result" not in d else Result(d["result"], d.get("provenance", {}), "shipped")
+        return None if "result" not in d else (d["result"], d.get("provenance", {}), None)
     raise ValueError(f"unknown result kind {kind!r}")
 
 
 # the readers of today, until they read through results.latest
 def accuracy(key: str) -> dict | None:
     r = result("accuracy", key)
-    return None if r is None else r.value
+    return None if r is None else r[0]
 
 
 def bench():

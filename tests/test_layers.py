@@ -1,0 +1,88 @@
+"""The house rules of DESIGN.md that a machine can check: one-way layers, no import cycle, short pages.
+
+The layers contract itself is in pyproject.toml ([tool.importlinter]); `lint-imports`
+checks it (make test runs it too). Here also: no cycle among gelu_lab's modules at
+all (within a layer too, function-level imports included), and every page module is
+layout and callbacks only, at most 250 lines.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import grimp
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = ROOT / "src" / "gelu_lab" / "app" / "pages"
+
+
+def test_layers_contract_is_kept():
+    exe = Path(sys.executable).with_name("lint-imports")
+    r = subprocess.run([str(exe)], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0 and "1 kept, 0 broken" in r.stdout, r.stdout[-3000:] + r.stderr[-2000:]
+
+
+def _cycles(graph) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan, iterative)."""
+    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
+    succ = {m: sorted(graph.find_modules_directly_imported_by(m)) for m in graph.modules}
+    for root in sorted(graph.modules):
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            v, i = work.pop()
+            if i == 0:
+                index[v] = low[v] = counter[0]
+                counter[0] += 1
+                stack.append(v)
+                on.add(v)
+            for j in range(i, len(succ[v])):
+                w = succ[v][j]
+                if w not in index:
+                    work.append((v, j + 1))
+                    work.append((w, 0))
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            else:
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        out.append(sorted(comp))
+                if work:
+                    u = work[-1][0]
+                    low[u] = min(low[u], low[v])
+    return out
+
+
+def test_cycle_finder_finds_a_cycle():
+    class G:  # a -> b -> c -> a, d alone
+        modules = {"a", "b", "c", "d"}
+
+        @staticmethod
+        def find_modules_directly_imported_by(m):
+            return {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}[m]
+
+    assert _cycles(G) == [["a", "b", "c"]]
+
+
+def test_no_import_cycle():
+    graph = grimp.build_graph("gelu_lab", include_external_packages=False)
+    # a package's __init__ is imported whenever one of its modules is: an edge from a
+    # submodule to its own package is not a dependency on the package's code unless the
+    # package imports it back, which the cycle finder then reports
+    assert _cycles(graph) == []
+
+
+def test_page_modules_are_short():
+    long = {p.name: n for p in PAGES.glob("*.py") if (n := len(p.read_text().splitlines())) > 250}
+    assert long == {}, f"page modules over 250 lines (layout and callbacks only; data functions belong in analysis/, nn/ or results/): {long}"
