@@ -37,7 +37,9 @@ chromium:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; fi; }
 
+# the layers of DESIGN.md first (pyproject.toml [tool.importlinter]): a wrong-way import fails fast
 test: $(TSTAMP) chromium
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
 # PNGs of every page in both languages (docs/screenshots); a CJK font so the zh pages render
