@@ -45,3 +45,9 @@ def fill(template: str, **values) -> str:
     for k, v in values.items():
         template = template.replace("{" + k + "}", str(v))
     return template
+
+
+def label(name: str, lang: str) -> str:
+    """How activation `name` (a gelu_lab.activations registry name) is called in legends,
+    tables and options: content/<lang>/activations.md, else the name itself."""
+    return text(lang, "activations").get(name, name)
