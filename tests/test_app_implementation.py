@@ -166,7 +166,8 @@ def test_background_jobs_survive_a_reload_and_their_results_are_read(page, app_u
     monkeypatch.setattr(P, "F32_PLAN", {"mode": "range", "interval": (1.0, 1.125), "chunk_bits": 17})
     monkeypatch.setattr(P, "BENCH_ARGS", ["--sizes", "1e4", "--repeats", "1", "--threads", "1"])
     monkeypatch.setattr(P, "F32_SAMPLE", 1 << 12)  # the float32 rows shown until a run is stored
-    monkeypatch.setattr(shipped, "bench", lambda: None)  # as if nothing were shipped either
+    ship = shipped.result
+    monkeypatch.setattr(shipped, "result", lambda kind, key=None: None if kind == "bench" else ship(kind, key))  # as if nothing were shipped either
     open_page(page, f"{app_url}/implementation?dtype=float32&lang=en")
     t = content.text("en", "implementation")
     assert text_of(page, "implementation-acc-status") == t["job.acc.idle"]
@@ -237,7 +238,7 @@ def test_junk_in_the_url_and_the_boxes_gives_a_message(page, app_url):
 def test_a_fresh_install_shows_the_shipped_float32_sweeps_and_bench(tmp_path, monkeypatch):
     """With an empty store the float32 rows are the shipped exhaustive runs (all 2^32 inputs),
     and gelu_lab's own row says what the library promises: correctly rounded everywhere."""
-    from gelu_lab.results import shipped
+    from gelu_lab import results
     from gelu_lab.app.pages import implementation as P
 
     monkeypatch.setenv("GELU_LAB_STORE", str(tmp_path / "empty.sqlite"))
@@ -248,6 +249,7 @@ def test_a_fresh_install_shows_the_shipped_float32_sweeps_and_bench(tmp_path, mo
     gelu = sums["gelu"][0]
     assert gelu["max_ulp"] == 0 and gelu["frac_wrong"] == 0 and gelu["worst"] is None
     assert sums["torch:gelu"][0]["max_ulp"] > 0  # torch's 1 + erf(x/sqrt2) cancels in the negative tail
-    run, rows, machine = shipped.bench()
+    got = results.latest("bench", store=False)
+    rows, machine = got.value["rows"], got.value["machine"]
     assert {"copy", "gelu_lab:erf", "torch:erf"} <= {r["case"] for r in rows} and machine["processor"]
     assert P.stored_bench()[1] is rows

@@ -25,9 +25,8 @@ from pathlib import Path
 import pytest
 
 from gelu_lab import cli
-from gelu_lab.nn import runs as R
 from gelu_lab.nn.train import checkpoint_path
-from gelu_lab.results.store import Store
+from gelu_lab.results.store import Store, train_runs
 from test_ffn_train import ENV, PY, _train_args, text_file  # noqa: F401  (text_file is a fixture)
 
 ARGS = ("--activations", "silu", "--steps", "200", "--ckpt-every", "10", "--eval-interval", "20")
@@ -83,7 +82,7 @@ def test_train_killed_twice_at_random_moments_resumes_to_the_unkilled_result(tex
     capsys.readouterr()
     assert integrity(store) == "ok"
     with Store(store) as s:
-        resumed, straight = R.load_runs(s)
+        resumed, straight = train_runs(s)
     assert resumed["status"] == straight["status"] == "done"
     assert resumed["metrics"] == straight["metrics"]  # every metric at every step, bit for bit
     for k in ("val_loss_full", "val_loss", "train_loss"):

@@ -11,7 +11,7 @@ import pytest
 
 from gelu_lab.cli import main
 from gelu_lab.nn import runs as R
-from gelu_lab.results.store import Store
+from gelu_lab.results.store import Store, train_runs
 
 PY = sys.executable
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
@@ -34,7 +34,7 @@ def test_tiny_run_writes_the_store(text_file, tmp_path, capsys):
     store = str(tmp_path / "s.sqlite")
     assert main(_train_args(text_file, store, "--activations", "relu,gelu", "--steps", "60", "--seeds", "2")) == 0
     with Store(store) as s:
-        runs = R.load_runs(s)
+        runs = train_runs(s)
         assert s.integrity_ok()
     assert sorted((r["config"]["activation"], r["config"]["seed"]) for r in runs) == [("gelu", 0), ("gelu", 1), ("relu", 0), ("relu", 1)]
     for r in runs:
@@ -82,7 +82,7 @@ def test_killed_run_resumes_to_identical_numbers(text_file, tmp_path):
     _cli(*_train_args(text_file, store, "--resume", "1"))
     _cli(*_train_args(text_file, store, "--activations", "silu", "--steps", "150", "--ckpt-every", "10", "--eval-interval", "20", "--again"))
     with Store(store) as s:
-        resumed, straight = R.load_runs(s)
+        resumed, straight = train_runs(s)
     assert resumed["id"] == 1 and resumed["status"] == "done" and straight["id"] == 2
     assert resumed["metrics"].keys() == straight["metrics"].keys()
     for name in straight["metrics"]:
@@ -101,7 +101,7 @@ def test_torchrun_two_gloo_processes_match_one_process(text_file, tmp_path):
     )
     _cli(*args, "--again")
     with Store(store) as s:
-        ddp, single = R.load_runs(s)
+        ddp, single = train_runs(s)
     assert ddp["final"]["world"] == 2 and single["final"]["world"] == 1
     assert ddp["final"]["ranks_identical"] is True
     # two processes with half the batch each see the same data as one: same losses up to summation order

@@ -15,7 +15,7 @@ import sys
 import time
 
 from gelu_lab.nn import runs as R
-from gelu_lab.results.store import Store
+from gelu_lab.results.store import Store, train_runs
 
 PY = sys.executable
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
@@ -50,7 +50,7 @@ def test_two_training_jobs_share_one_store(tmp_path):
 
     with Store(store) as s:
         assert s.integrity_ok()
-        runs = R.load_runs(s, status=None)
+        runs = train_runs(s, status=None)
     assert sorted(r["config"]["activation"] for r in runs) == ["gelu", "relu"]
     for r in runs:
         assert r["status"] == "done"

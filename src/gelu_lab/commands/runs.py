@@ -1,6 +1,6 @@
 """`gelu-lab runs`: the training runs in the runs store.
 
-    gelu-lab runs list                          one line per run
+    gelu-lab runs list                          one line per run; an interrupted one with the command that resumes it
     gelu-lab runs show RUN_ID                   config, provenance, final numbers, metric table
     gelu-lab runs export --format json|csv      everything (json: the document the app reads)
     gelu-lab runs compare                       val loss per activation: mean +- std, ranking, gap vs spread
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..results.printing import emit, to_json
 
-LIST_COLUMNS = ["run", "status", "activation", "seed", "preset", "steps", "fc_init_std", "val_loss", "wall_s", "tok_s"]
+LIST_COLUMNS = ["run", "status", "activation", "seed", "preset", "steps", "fc_init_std", "val_loss", "wall_s", "tok_s", "resume"]
 CMP_COLUMNS = ["group", "rank", "activation", "n", "mean", "std", "gap", "spread", "separated", "behind"]
 
 
@@ -39,22 +39,23 @@ def _need_action():
 
 
 def _runs(args, with_metrics=True):
-    from ..nn import runs as R
-
-    if args.shipped:
-        runs, prov = R.shipped_runs()
-        if not runs:
-            raise ValueError("no result set is shipped with this installation")
-        return runs, prov
-    from ..results.store import Store, default_path
+    """(runs, provenance of the set): the shipped set (--shipped), else the store's runs."""
     from pathlib import Path
 
+    from ..results import latest
+    from ..results.store import Store, default_path, train_runs
+
+    if args.shipped:
+        got = latest("train", store=False)
+        if got is None:
+            raise ValueError("no result set is shipped with this installation")
+        return got.value, got.provenance
     path = Path(args.store) if args.store else default_path()
     if not path.exists():
         raise ValueError(f"no runs store at {path} (train first, or use --shipped)")
     with Store(path) as store:
         status = None if args.action in ("list", "show") else "done"
-        return R.load_runs(store, status=status, with_metrics=with_metrics), {}
+        return train_runs(store, status=status, with_metrics=with_metrics), {}
 
 
 def run(args) -> int:
@@ -62,12 +63,17 @@ def run(args) -> int:
 
     runs, prov = _runs(args, with_metrics=args.action != "list")
     if args.action == "list":
+        from ..nn.train_job import resume_command
+
         rows = []
         for r in runs:
             c, f = r["config"], r["final"] or {}
+            # a run whose process is gone reads as "interrupted" (gelu_lab.results.store)
+            resume = resume_command(r["id"], args.store) if r["status"] == "interrupted" and not args.shipped else ""
             rows.append({"run": r["id"], "status": r["status"], "activation": c["activation"], "seed": c["seed"],
                          "preset": c["preset"], "steps": c["steps"], "fc_init_std": c["fc_init_std"],
-                         "val_loss": f.get("val_loss_full", ""), "wall_s": f.get("wall_s", ""), "tok_s": f.get("tok_s", "")})
+                         "val_loss": f.get("val_loss_full", ""), "wall_s": f.get("wall_s", ""), "tok_s": f.get("tok_s", ""),
+                         "resume": resume})
         print(emit(rows, LIST_COLUMNS, args.format))
     elif args.action == "show":
         run = next((r for r in runs if r["id"] == args.run_id), None)

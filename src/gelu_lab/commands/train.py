@@ -103,9 +103,8 @@ def run(args) -> int:
         import torch
     except ImportError:
         raise ValueError("training needs torch: pip install 'gelu-lab[torch]'") from None
-    from ..nn import runs as R
     from ..nn.train import TrainConfig, grid, train
-    from ..results.store import Store
+    from ..results.store import Store, train_runs
 
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -123,7 +122,7 @@ def run(args) -> int:
         if int(__import__("os").environ.get("RANK", "0")) != 0:
             return 0
         rows = []
-        for r in R.load_runs(store, ids=set(ids), status=None, with_metrics=False):
+        for r in train_runs(store, ids=set(ids), status=None, with_metrics=False):
             f = r["final"] or {}
             c = r["config"]
             rows.append({"run": r["id"], "activation": c["activation"], "seed": c["seed"], "fc_init_std": c["fc_init_std"],

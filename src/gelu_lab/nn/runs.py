@@ -5,9 +5,9 @@ A run, as every function here takes and returns it, is a plain dict
     {"id", "key", "status", "config", "provenance", "final": {...} | None,
      "metrics": {name: [[step, value], ...]}}
 
-the same whether it comes from the runs store (``load_runs``) or from the
-result set shipped with the package (``shipped_runs``), so the CLI, the app
-and the tests share one code path.
+the same whether it comes from the runs store or from the result set shipped
+with the package (both read through ``gelu_lab.results.latest("train")``), so
+the CLI, the app and the tests share one code path.
 
 ``compare`` answers "which activation wins": per group of runs that differ
 only in activation and seed, the final val loss of each activation as
@@ -24,40 +24,15 @@ from __future__ import annotations
 
 import json
 import math
-from importlib import resources
 
-SHIPPED = "ffn_results.json"
 # configuration fields that do not define the experiment a run belongs to
 _NOT_GROUP = {"activation", "seed", "world", "params", "text", "ckpt_every", "eval_interval", "eval_iters"}
 
 
-def load_runs(store, ids=None, status: str | None = "done", with_metrics: bool = True) -> list[dict]:
-    """Training runs of a Store as plain dicts (finished ones by default)."""
-    out = []
-    for r in store.runs("train", status):
-        if ids and r["id"] not in ids:
-            continue
-        d = {k: r[k] for k in ("id", "key", "status", "config", "provenance", "created", "updated")}
-        d["final"] = store.result(r["id"], "final")
-        d["metrics"] = {}
-        if with_metrics:
-            for m in store.metrics(r["id"]):
-                d["metrics"].setdefault(m["name"], []).append([m["step"], m["value"]])
-        out.append(d)
-    return out
-
-
-def shipped_runs() -> tuple[list[dict], dict]:
-    """(runs, provenance) of the result set shipped in gelu_lab/data, or ([], {}) if absent."""
-    try:
-        doc = json.loads(resources.files("gelu_lab").joinpath("data", SHIPPED).read_text())
-    except (FileNotFoundError, OSError, ValueError):
-        return [], {}
-    return doc["runs"], doc.get("provenance", {})
-
-
 def export_doc(runs: list[dict], provenance: dict | None = None, digits: int = 6) -> dict:
-    """A JSON-ready document of runs (numbers rounded to `digits` significant digits)."""
+    """A JSON-ready document of runs (numbers rounded to `digits` significant digits), with no
+    machine path in it (it may be shipped: gelu_lab.results.store.portable)."""
+    from ..results.store import portable
 
     def r(v):
         return float(f"{v:.{digits}g}") if isinstance(v, float) and math.isfinite(v) else v
@@ -68,7 +43,7 @@ def export_doc(runs: list[dict], provenance: dict | None = None, digits: int = 6
         d["metrics"] = {k: [[s, r(v)] for s, v in pts] for k, pts in run["metrics"].items()}
         d["final"] = {k: r(v) for k, v in (run["final"] or {}).items()}
         slim.append(d)
-    return {"provenance": provenance or {}, "runs": slim}
+    return portable({"provenance": provenance or {}, "runs": slim})
 
 
 def series(run: dict, name: str) -> tuple[list[int], list[float]]:

@@ -3,14 +3,20 @@
     latest(kind, key=None, *, store=None) -> Result | None
 
 The one way to read a result. It looks in the reader's runs store first
-(:mod:`.store`; ``store=`` a path or an open Store, default the reader's own)
-and falls back to the result set shipped with the package in
-``gelu_lab/data`` (:mod:`.shipped`). The answer says which it was
-(``source``: "store" or "shipped") and carries the provenance of the run
-that made it (command, versions, CPU, date; never a machine path).
+(:mod:`.store`) and falls back to the result set shipped with the package in
+``gelu_lab/data`` (:mod:`.shipped`). The answer says which it was (``source``:
+"store" or "shipped") and carries the provenance of the run that made it
+(command, versions, CPU, date; never a machine path).
+
+store
+    None: the reader's own store (``$GELU_LAB_STORE``, else the data directory);
+    a path or an open :class:`.store.Store`; False: none, the shipped set only.
+    Reading never creates a store; one that cannot be read counts as empty.
 
 Kinds
-    accuracy  key = the plan key (analysis.accuracy.Plan.key): the summary of one sweep
+    accuracy  key = the plan key (analysis.accuracy.Plan.key): the summary of one sweep.
+              key None: every sweep, a list of summaries (the store's newest per plan
+              key, else the shipped one), each with its "key", "source" and "provenance"
     bench     the newest ``gelu-lab bench`` run: value {"rows", "machine"}
     probe     the newest ``gelu-lab probe``: value = its result document
     train     every finished training run: value = list of run dicts, the shipped set
@@ -27,9 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import shipped
-from .store import Store, default_path
+from .store import Store, default_path, train_runs
 
 KINDS = ("accuracy", "bench", "probe", "train")
+_RESULT = {"accuracy": "summary", "bench": "rows", "probe": "probe"}  # the stored result a kind's runs hold
 
 
 @dataclass(frozen=True)
@@ -37,17 +44,27 @@ class Result:
     value: object  # what was measured
     provenance: dict  # how, where and when (command, versions, CPU, date)
     source: str  # "store": the reader's runs store; "shipped": gelu_lab/data
-    run: dict | None = field(default=None, compare=False)  # the store's run row, when source == "store"
+    run: dict | None = field(default=None, compare=False)  # the run row (id, kind, key, config, ...), when known
+
+
+def _accuracy_all(s: Store) -> list[dict]:
+    """The newest finished summary per plan key in store `s`, with source and provenance."""
+    newest = {}
+    for run in s.runs("accuracy", "done"):  # by id: a later run replaces an earlier one
+        summary = s.result(run["id"], "summary")
+        if summary is not None:
+            newest[run["key"]] = {**summary, "key": run["key"], "source": "store", "provenance": run["provenance"]}
+    return list(newest.values())
 
 
 def _from_store(kind: str, key, s: Store) -> Result | None:
     if kind == "train":
-        from .store import train_runs
-
         runs = train_runs(s)
         return Result(runs, {}, "store") if runs else None
-    name = {"accuracy": "summary", "bench": "rows", "probe": "probe"}[kind]
-    run, value = s.latest_result(kind, name, key)
+    if kind == "accuracy" and key is None:
+        found = _accuracy_all(s)
+        return Result(found, {}, "store") if found else None
+    run, value = s.latest_result(kind, _RESULT[kind], key)
     if run is None:
         return None
     if kind == "bench":
@@ -55,36 +72,42 @@ def _from_store(kind: str, key, s: Store) -> Result | None:
     return Result(value, run["provenance"], "store", run)
 
 
-def _open(store):
-    if isinstance(store, Store):
-        return store, False
-    path = Path(store) if store is not None else default_path()
-    if not path.exists():
-        return None, False
-    return Store(path), True
+def _read_store(kind: str, key, store) -> Result | None:
+    if store is False:
+        return None
+    try:
+        if isinstance(store, Store):
+            return _from_store(kind, key, store)
+        path = Path(store) if store is not None else default_path()
+        if not path.exists():
+            return None
+        with Store(path) as s:
+            return _from_store(kind, key, s)
+    except OSError:  # an unreadable store reads as an empty one
+        return None
+
+
+def _merge(kind: str, mine: Result | None, ship: Result | None) -> Result | None:
+    """Lists (train; accuracy without a key): the shipped items and the reader's together."""
+    ship_items = [] if ship is None else list(ship.value)
+    own = [] if mine is None else list(mine.value)
+    if kind == "train":
+        ship_items = [{**r, "source": "shipped"} for r in ship_items]
+        own = [{**r, "source": "store"} for r in own]
+    else:  # one summary per plan key: the reader's replaces the shipped one
+        keys = {v["key"] for v in own}
+        ship_items = [v for v in ship_items if v["key"] not in keys]
+    if not ship_items and not own:
+        return None
+    return Result(ship_items + own, ship.provenance if ship else {}, "store" if own else "shipped")
 
 
 def latest(kind: str, key: str | None = None, *, store=None) -> Result | None:
     """The newest result of `kind`: the reader's store if it has one, else the shipped one, else None."""
     if kind not in KINDS:
         raise ValueError(f"unknown result kind {kind!r}; choose from {', '.join(KINDS)}")
-    mine = None
-    try:
-        s, opened = _open(store)
-        if s is not None:
-            try:
-                mine = _from_store(kind, key, s)
-            finally:
-                if opened:
-                    s.close()
-    except OSError:  # an unreadable store reads as an empty one
-        mine = None
-    found = shipped.result(kind, key)
-    ship = None if found is None else Result(found[0], found[1], "shipped", found[2])
-    if kind == "train":
-        ship_runs = [] if ship is None else [{**r, "source": "shipped"} for r in ship.value]
-        own = [] if mine is None else [{**r, "source": "store"} for r in mine.value]
-        if not ship_runs and not own:
-            return None
-        return Result(ship_runs + own, ship.provenance if ship else {}, "store" if own else "shipped")
+    mine = _read_store(kind, key, store)
+    ship = shipped.result(kind, key)
+    if kind == "train" or (kind == "accuracy" and key is None):
+        return _merge(kind, mine, ship)
     return mine if mine is not None else ship

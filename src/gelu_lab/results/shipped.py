@@ -36,29 +36,22 @@ def doc(name: str) -> dict:
 
 
 def result(kind: str, key: str | None = None):
-    """(value, provenance, run) of the shipped result of `kind` (see gelu_lab.results.latest), or None."""
+    """The shipped result of `kind` (see gelu_lab.results.latest), or None."""
+    from . import Result
+
     d = doc(FILES[kind])
     if kind == "accuracy":
-        entry = d.get("accuracy", {}).get(key)
-        if entry is None:
-            return None
-        return entry, (entry.get("provenance", d.get("provenance", {})) if isinstance(entry, dict) else {}), None
+        sweeps = d.get("accuracy", {})
+        if key is None:
+            found = [{**v, "key": k, "source": "shipped"} for k, v in sweeps.items()]
+            return Result(found, {}, "shipped") if found else None
+        entry = sweeps.get(key)
+        return None if entry is None else Result(entry, entry.get("provenance", {}), "shipped")
     if kind == "bench":
         b = d.get("bench")
-        return None if not b else ({"rows": b["rows"], "machine": b["machine"]}, b["run"].get("provenance", {}), b["run"])
+        return None if not b else Result({"rows": b["rows"], "machine": b["machine"]}, b["run"].get("provenance", {}), "shipped", b["run"])
     if kind == "train":
-        return None if not d.get("runs") else (d["runs"], d.get("provenance", {}), None)
+        return None if not d.get("runs") else Result(d["runs"], d.get("provenance", {}), "shipped")
     if kind == "probe":
-        return None if "result" not in d else (d["result"], d.get("provenance", {}), None)
+        return None if "result" not in d else Result(d["result"], d.get("provenance", {}), "shipped")
     raise ValueError(f"unknown result kind {kind!r}")
-
-
-# the readers of today, until they read through results.latest
-def accuracy(key: str) -> dict | None:
-    r = result("accuracy", key)
-    return None if r is None else r[0]
-
-
-def bench():
-    b = doc("measured.json").get("bench")
-    return None if not b else (b["run"], b["rows"], b["machine"])

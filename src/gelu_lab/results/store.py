@@ -22,6 +22,8 @@ import datetime as _dt
 import json
 import os
 import platform
+import re
+import shlex
 import sqlite3
 import sys
 import urllib.parse
@@ -74,12 +76,16 @@ def now() -> str:
 
 
 def provenance(command: str | None = None) -> dict:
-    """Where a measurement came from: command, versions, machine, date."""
+    """Where a measurement came from: command, versions, machine, date.
+
+    The command is recorded without machine paths (:func:`portable_command`): provenance
+    is shown to readers and shipped with the package.
+    """
     import numpy
     import scipy
 
     info = {
-        "command": command if command is not None else " ".join(["gelu-lab", *sys.argv[1:]]),
+        "command": portable_command(command if command is not None else " ".join(["gelu-lab", *sys.argv[1:]])),
         "date": now(),
         "python": platform.python_version(),
         "numpy": numpy.__version__,
@@ -104,6 +110,55 @@ def _cpu_name() -> str:
     except OSError:
         pass
     return platform.processor() or "unknown"
+_ABSOLUTE = re.compile(r"^(/|~|[A-Za-z]:[\\/])")
+_LOCATION_OPTIONS = ("--store",)  # where a run was written, not what was measured
+
+
+def _file_name(token: str) -> str:
+    """An absolute path as its last part (``/tmp/x/corpus.txt`` -> ``corpus.txt``), else the token."""
+    if _ABSOLUTE.match(token):
+        return re.split(r"[\\/]", token.rstrip("/\\"))[-1] or token
+    return token
+
+
+def portable_command(command: str) -> str:
+    """A command line with no machine path in it: ``--store PATH`` dropped, every other
+    absolute path (also in ``--opt=PATH``) cut to its file name."""
+    try:  # a Windows path's backslashes are not escapes
+        tokens = [t.strip("'\"") for t in shlex.split(command, posix="\\" not in command)]
+    except ValueError:  # an unbalanced quote: plain words
+        tokens = command.split()
+    out, skip = [], False
+    for tok in tokens:
+        if skip:
+            skip = False
+            continue
+        opt, eq, val = tok.partition("=")
+        if opt in _LOCATION_OPTIONS:
+            skip = not eq
+            continue
+        out.append(f"{opt}={_file_name(val)}" if eq and opt.startswith("--") else _file_name(tok))
+    return " ".join(shlex.quote(t) if re.search(r"[\s'\"]", t) or not t else t for t in out)
+
+
+_COMMANDS = ("gelu-lab", "python", "bench/", "torchrun")
+
+
+def portable(value):
+    """A JSON document with no machine path: command lines through :func:`portable_command`,
+    a string that is an absolute path cut to its file name; the rest unchanged."""
+    if isinstance(value, dict):
+        return {k: portable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [portable(v) for v in value]
+    if isinstance(value, str):
+        if value.startswith(_COMMANDS):
+            return portable_command(value)
+        if not any(c.isspace() for c in value):
+            return _file_name(value)
+    return value
+
+
 
 
 class Store:
@@ -270,16 +325,3 @@ def train_runs(store: "Store", ids=None, status: str | None = "done", with_metri
                 d["metrics"].setdefault(m["name"], []).append([m["step"], m["value"]])
         out.append(d)
     return out
-
-
-def read_default(read, default=None):
-    """read(store) on the reader's runs store (default_path()), or `default` when
-    there is none yet or it cannot be opened: how the app's pages look for runs."""
-    path = default_path()
-    if not path.exists():
-        return default
-    try:
-        with Store(path) as s:
-            return read(s)
-    except OSError:
-        return default

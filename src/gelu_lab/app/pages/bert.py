@@ -9,14 +9,12 @@ cached with the neighbour pool's embeddings) on its first request.
 from __future__ import annotations
 
 import functools
-import json
 import threading
-from importlib import resources
 
 import numpy as np
 from dash import Input, Output, State, callback, dcc, html, no_update
 
-from ... import activations
+from ... import activations, results
 from ...figures import bert as figs
 from ...numerics import phi
 from .. import content
@@ -36,20 +34,11 @@ XS = np.linspace(-6.0, 4.0, 201)
 # --- data -------------------------------------------------------------------------
 
 
-@functools.cache
-def _shipped() -> dict:
-    return json.loads(resources.files("gelu_lab").joinpath("data", "bert_probe.json").read_text(encoding="utf-8"))
-
-
 def stored() -> dict:
-    """{"result", "provenance", "source"}: the newest probe in the user's store, else the shipped one."""
-    from ...results.store import read_default
-
-    run, value = read_default(lambda s: s.latest_result("probe", "probe"), (None, None))
-    if run is not None:
-        return {"result": value, "provenance": run["provenance"], "source": "store", "run": run["id"]}
-    doc = _shipped()
-    return {"result": doc["result"], "provenance": doc["provenance"], "source": "shipped", "run": None}
+    """{"result", "provenance", "source", "run"}: the newest probe in the user's store, else the
+    shipped one; read through gelu_lab.results.latest."""
+    r = results.latest("probe")
+    return {"result": r.value, "provenance": r.provenance, "source": r.source, "run": r.run["id"] if r.run else None}
 
 
 def _names(lang):

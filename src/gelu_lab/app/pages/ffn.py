@@ -15,11 +15,12 @@ import numpy as np
 from dash import Input, Output, State, callback, dcc, html, no_update
 
 from ... import activations
+from ...results import latest
 from ...figures import ffn as figs
 from ...nn import ffn as block
 from ...nn import train_job as jobs
 from ...nn import runs as R
-from ...results.store import default_path, read_default
+from ...results.store import default_path
 from .. import content
 from ..components import fmt, graph, md, message, prose, readout, readouts, section, slider
 from ..state import Param, inputs
@@ -46,23 +47,17 @@ def _names(lang):
 # --- data -------------------------------------------------------------------------
 
 
-@functools.cache
-def _shipped():
-    runs, prov = R.shipped_runs()
-    for r in runs:
-        r["source"] = "shipped"
-    return runs, prov
+def _shipped() -> tuple[list[dict], dict]:
+    """(runs, provenance) of the shipped result set, each run with its "source"."""
+    r = latest("train", store=False)
+    return (r.value, r.provenance) if r else ([], {})
 
 
 def pool() -> tuple[list[dict], dict]:
-    """(runs, shipped provenance): the shipped result set plus the finished runs of the user's store."""
-    runs, prov = _shipped()
-    runs = list(runs)
-    mine = read_default(R.load_runs, [])
-    for r in mine:
-        r["source"] = "store"
-    runs += mine
-    return runs, prov
+    """(runs, shipped provenance): the shipped result set plus the finished runs of the user's
+    store (each with its "source"), read through gelu_lab.results.latest."""
+    r = latest("train")
+    return (r.value, r.provenance) if r else ([], {})
 
 
 def _group_options(runs, lang, t):

@@ -21,12 +21,13 @@ from dash import Input, Output, State, callback, dcc, html, no_update
 
 from ... import activations
 from ...analysis import frameworks
-from ...results import jobs, shipped
+from ... import results
+from ...results import jobs
 from ... import numerics as nm
 from ...analysis import accuracy as acc
 from ...analysis import bench, errors, fits
 from ...figures import implementation as figs
-from ...results.store import default_path, read_default
+from ...results.store import default_path
 from .. import content, custom_box
 from ..components import fmt, graph, md, message, number, prose, readout, readouts, section, slider
 from ..state import Param, inputs
@@ -188,13 +189,12 @@ def _f32_args() -> list[str]:
 
 
 def stored_f32(impl):
-    """(summary, source) of `impl` for F32_PLAN: the reader's stored run, else the shipped
-    one (gelu_lab.results.shipped), else (None, None)."""
-    got = read_default(lambda s: acc.stored(impl, "float32", store=s, **F32_PLAN))
-    if got is not None:
-        return got, "stored"
-    got = shipped.accuracy(acc.plan("float32", **F32_PLAN).key(acc.resolve(impl)))
-    return (got, "shipped") if got is not None else (None, None)
+    """(summary, source) of `impl` for F32_PLAN: the reader's stored run ("stored"), else the
+    shipped one ("shipped"), else (None, None); read through gelu_lab.results.latest."""
+    got = results.latest("accuracy", acc.plan("float32", **F32_PLAN).key(acc.resolve(impl)))
+    if got is None:
+        return None, None
+    return got.value, "stored" if got.source == "store" else "shipped"
 
 
 def summaries(dtype) -> dict:
@@ -266,12 +266,9 @@ def precision_view(dtype, a, b, lang, t):
 
 def stored_bench():
     """(run, rows, machine) of the newest `gelu-lab bench` run in the reader's store, else the
-    shipped one (gelu_lab.results.shipped), else None."""
-    def newest(s):
-        run, rows = s.latest_result(bench.KIND, "rows")
-        return None if run is None else (run, rows, s.result(run["id"], "machine") or {})
-
-    return read_default(newest) or shipped.bench()
+    shipped one, else None; read through gelu_lab.results.latest."""
+    got = results.latest("bench")
+    return None if got is None else (got.run, got.value["rows"], got.value["machine"])
 
 
 def cost_view(lang, t):
