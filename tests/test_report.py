@@ -4,7 +4,7 @@ it, every page and the measurements present, figures drawn, formulas typeset, in
 from __future__ import annotations
 
 import json
-from importlib import resources
+import re
 from urllib.parse import urlparse
 
 import pytest
@@ -14,6 +14,7 @@ from gelu_lab.app import report
 from gelu_lab.analysis import accuracy
 from gelu_lab.app import content, registry
 from gelu_lab.cli import main
+from gelu_lab.results import shipped
 from gelu_lab.results.store import Store
 
 pytestmark = pytest.mark.xdist_group("report")
@@ -61,18 +62,33 @@ def test_report_opens_offline_with_every_section_and_figure(built, browser, lang
     assert n >= len(BUILT) and page.locator(".report-figure").count() == n
     assert page.locator(".report-figure.js-plotly-plot .main-svg").count() >= n
     assert page.locator(".report-figure .scatterlayer .trace").count() >= n
-    # measurements: the stored one shown with its numbers and provenance, the others missing with their command
+    # measurements: the stored one shown with its numbers and provenance beside the shipped sweeps,
+    # any missing one with its command
     acc = page.locator("section.measurement[data-key=accuracy]")
     assert acc.count() == 1 and "missing" not in (acc.get_attribute("class") or "")
     text = acc.inner_text()
     assert summary["impl"] in text and str(summary["max_ulp"]) in text and str(summary["n"]) in text
+    assert content.text(lang, "report")["source.both"] in text
     assert "command: test" in acc.locator("details").inner_text() or acc.locator("details").count() == 1
-    for key, _, _, _, command in report.MEASUREMENTS:
+    for key, _, command in report.MEASUREMENTS:
         if key in info["missing"]:
             sec = page.locator(f"section.measurement.missing[data-key={key}]")
             assert sec.count() == 1 and command in sec.inner_text()
     assert "accuracy" not in info["missing"]
     page.close()
+
+
+def _section(doc: str, key: str) -> str:
+    m = re.search(rf'<section class="card measurement( missing)?" data-key="{key}">(.*?)</section>', doc, re.S)
+    assert m, key
+    return m.group(0)
+
+
+def _rows(section: str) -> list[dict]:
+    """The rows of the first table of a section, as {column: cell text}."""
+    head = re.findall(r"<th>(.*?)</th>", section.split("</thead>")[0])
+    body = section.split("<tbody>")[1].split("</tbody>")[0]
+    return [dict(zip(head, re.findall(r"<td>(.*?)</td>", tr))) for tr in re.findall(r"<tr>(.*?)</tr>", body)]
 
 
 def test_report_cli_json_and_bad_language(tmp_path, capsys, monkeypatch):
@@ -82,12 +98,33 @@ def test_report_cli_json_and_bad_language(tmp_path, capsys, monkeypatch):
     assert main(["report", "--lang", "en", "--out", str(tmp_path / "r.html"), "--no-progress", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["sections"] == [p.slug for p in BUILT] + ["measured"]
-    # an empty store: a measurement is missing exactly when no result file for it ships in gelu_lab/data
-    data = resources.files("gelu_lab").joinpath("data")
-    assert set(doc["missing"]) == {key for key, _, _, filename, _ in report.MEASUREMENTS if not data.joinpath(filename).is_file()}
     assert (tmp_path / "r.html").stat().st_size == doc["bytes"]
+    assert not (tmp_path / "empty.sqlite").exists()  # reading never creates a store
     assert main(["report", "--out", str(tmp_path / "no" / "such" / "dir" / "r.html"), "--no-progress"]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_a_fresh_install_reports_the_shipped_measurements(tmp_path, capsys, monkeypatch):
+    """With no runs store every measured table is the shipped one, said so, with its provenance:
+    nothing is "missing" that gelu_lab/data holds."""
+    monkeypatch.setenv("GELU_LAB_DATA", str(tmp_path / "fresh"))
+    monkeypatch.delenv("GELU_LAB_STORE", raising=False)
+    out = tmp_path / "r.html"
+    assert main(["report", "--lang", "en", "--out", str(out), "--no-progress"]) == 0
+    assert "missing" not in capsys.readouterr().err
+    html = out.read_text(encoding="utf-8")
+    w = content.text("en", "report")
+    measured = shipped.doc("measured.json")
+    for key, _, _ in report.MEASUREMENTS:
+        sec = _section(html, key)
+        assert "missing" not in sec.split(">", 1)[0] and w["source.shipped"] in sec, key
+        assert "processor: AMD EPYC" in sec, key  # the provenance of the shipped run
+    rows = _rows(_section(html, "accuracy"))  # every shipped float32 sweep, with its numbers
+    assert sorted((r["impl"], r["n"], r["max_ulp"]) for r in rows) == sorted(
+        (s["impl"], str(s["n"]), str(s["max_ulp"])) for s in measured["accuracy"].values())
+    assert {"copy", "numpy:erf", "numpy:tanh"} <= {r["case"] for r in _rows(_section(html, "cost"))}
+    assert "--store" not in html  # no machine path in what the provenance shows
+    assert not (tmp_path / "fresh").exists()
 
 
 def test_markdown_keeps_tex_and_escapes_html():

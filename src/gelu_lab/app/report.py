@@ -11,10 +11,12 @@ What goes in, and where it comes from (no maths here; this is an entry point):
   components, made by markdown-it in app.components.md), each
   ``dcc.Graph`` as an interactive Plotly div, controls as their current value
   (they do not move in a file without a server).
-- the measured tables: the newest finished runs in the runs store, else the
-  result files shipped in ``gelu_lab/data``, each with its provenance (command,
-  versions, machine, date); a measurement found in neither is shown as missing,
-  with the command that makes it. Nothing is invented.
+- the measured tables, read through :func:`gelu_lab.results.latest`: the newest
+  finished runs in the runs store, else the result files shipped in
+  ``gelu_lab/data``, each labelled with where it came from and its provenance
+  (command, versions, machine, date); a measurement found in neither is shown as
+  missing, with the command that makes it. Nothing is invented.
+- the words around them: ``app/content/<lang>/report.md``.
 - plotly.js once, from the installed plotly package; MathJax (SVG output, no
   fonts to fetch) from the copy that ships inside dash (``dcc/async-mathjax.js``,
   a webpack chunk started here by a ten-line loader). Fallback, documented: if that
@@ -43,32 +45,13 @@ _ATTRS = {"className": "class", "style": "style", "title": "title", "lang": "lan
 _KEBAB = re.compile(r"[A-Z]")
 _SKIP = {"Store", "Location", "Interval", "Clipboard", "Download", "Button", "ConfirmDialog", "Upload"}
 
-# the measured tables: (key, store kind, result name, shipped file in gelu_lab/data, command that makes it)
+# the measured tables: (key, result kind of gelu_lab.results.latest, the command that makes it)
 MEASUREMENTS = [
-    ("accuracy", "accuracy", "summary", "accuracy_results.json", "gelu-lab accuracy --impl gelu --dtype float32 --exhaustive"),
-    ("cost", "bench", "rows", "bench_results.json", "gelu-lab bench"),
-    ("training", "train", "final", "ffn_results.json", "gelu-lab train --seeds 3"),
-    ("probe", "probe", "probe", "bert_probe.json", "gelu-lab probe"),
+    ("accuracy", "accuracy", "gelu-lab accuracy --impl gelu --dtype float32 --exhaustive"),
+    ("cost", "bench", "gelu-lab bench"),
+    ("training", "train", "gelu-lab train --seeds 3"),
+    ("probe", "probe", "gelu-lab probe"),
 ]
-
-WORDS = {
-    "en": {
-        "title": "GELU Lab: report", "contents": "Contents", "measured": "Measured results", "missing": "Not measured yet. Run:",
-        "source.store": "from the runs store", "source.shipped": "from the result file shipped with gelu_lab",
-        "provenance": "Provenance", "static": "A static copy of the GELU Lab app: the controls show their default values; run `gelu-lab serve` to move them.",
-        "generated": "Generated", "coming": "coming", "accuracy": "Accuracy (ULP error against the correctly rounded reference)",
-        "cost": "Cost (throughput of each form)", "training": "Training comparison (small Transformer, FFN activation varied)",
-        "probe": "Real BERT probe", "more": "more rows", "values": "values",
-    },
-    "zh": {
-        "title": "GELU Lab：报告", "contents": "目录", "measured": "测量结果", "missing": "尚未测量。运行：",
-        "source.store": "来自运行记录库", "source.shipped": "来自 gelu_lab 附带的结果文件",
-        "provenance": "来源", "static": "GELU Lab 应用的静态副本：控件显示默认值；运行 `gelu-lab serve` 即可交互。",
-        "generated": "生成于", "coming": "即将推出", "accuracy": "精度（相对正确舍入参考值的 ULP 误差）",
-        "cost": "开销（各形式的吞吐量）", "training": "训练对比（小型 Transformer，改变 FFN 激活函数）",
-        "probe": "真实 BERT 探测", "more": "行未显示", "values": "个值",
-    },
-}
 
 
 # --------------------------------------------------------------------------
@@ -164,50 +147,36 @@ class _Writer:
 # measured results: store first, then the shipped file, else missing
 
 
-def _shipped(filename: str):
-    try:
-        return json.loads(resources.files("gelu_lab").joinpath("data", filename).read_text(encoding="utf-8"))
-    except (FileNotFoundError, OSError, ValueError):
-        return None
-
-
-def _training(store) -> tuple[list, list, str] | None:
-    """(groups of compare(), provenances, source) for the training runs, or None."""
+def _training(runs: list[dict]) -> list[dict]:
+    """The groups of nn.runs.compare() as the report's table shows them."""
     from ..nn import runs as R
 
-    found = R.load_runs(store, with_metrics=False) if store is not None else []
-    source = "store"
-    prov = [r["provenance"] for r in found]
-    if not found:
-        found, p = R.shipped_runs()
-        source, prov = "shipped", [p] if p else []
-    groups = R.compare(found) if found else []
-    if not groups:
-        return None
     return [{"group": g["label"], "verdict": g["verdict"],
              "rows": [{k: r[k] for k in ("rank", "activation", "n", "mean", "std", "gap", "separated")} for r in g["rows"]]}
-            for g in groups], prov, source
+            for g in R.compare(runs)]
 
 
-def measurement(key: str, kind: str, name: str, filename: str, store) -> tuple[object, list, str] | None:
-    """(value, [provenance], source) of one measurement, or None when it was never made."""
-    if kind == "train":
-        return _training(store)
-    if store is not None:
-        runs = [r for r in store.runs(kind, "done")]
-        values = [(r, store.result(r["id"], name)) for r in runs]
-        values = [(r, v) for r, v in values if v is not None]
-        if values:
-            if kind == "accuracy":  # one summary per implementation and dtype: all of them
-                return [v for _, v in values], [r["provenance"] for r, _ in values], "store"
-            run, value = values[-1]
-            return value, [run["provenance"]], "store"
-    doc = _shipped(filename)
-    if doc is None:
+def measurement(kind: str, store=None) -> tuple[object, list, str] | None:
+    """(value, [provenance], source) of one measurement, or None when it was never made.
+
+    source: "store", "shipped", or "both" (a list of sweeps or runs read from each).
+    store: as :func:`gelu_lab.results.latest` takes it.
+    """
+    from .. import results
+
+    got = results.latest(kind, store=store)
+    if got is None:
         return None
-    prov = doc.get("provenance", {}) if isinstance(doc, dict) else {}
-    value = doc.get("results", doc.get("result", doc)) if isinstance(doc, dict) else doc
-    return value, [prov] if prov else [], "shipped"
+    if kind not in ("accuracy", "train"):
+        return (got.value["rows"] if kind == "bench" else got.value), [got.provenance], got.source
+    items = got.value  # every sweep or run, each saying where it came from
+    sources = {i["source"] for i in items}
+    source = sources.pop() if len(sources) == 1 else "both"
+    provs = [i["provenance"] for i in items]
+    if kind == "train":
+        value = _training(items)
+        return (value, provs, source) if value else None
+    return [{k: v for k, v in i.items() if k not in ("source", "provenance", "key")} for i in items], provs, source
 
 
 _BIG = 24  # lists longer than this are summarised, not printed
@@ -272,8 +241,8 @@ def _provenance_html(provs: list, w: dict) -> str:
 
 def measurements_html(store, w: dict) -> tuple[str, list[str]]:
     parts, missing = [], []
-    for key, kind, name, filename, command in MEASUREMENTS:
-        got = measurement(key, kind, name, filename, store)
+    for key, kind, command in MEASUREMENTS:
+        got = measurement(kind, store)
         head = f'<h2 id="m-{key}">{html.escape(w[key])}</h2>'
         if got is None:
             missing.append(key)
@@ -375,9 +344,9 @@ table.kv th { text-align: left; vertical-align: top; padding-right: 12px; }
 def build(out="gelu-lab.html", lang: str = "zh", store=None, progress: bool | None = None) -> dict:
     """Write the report; returns {path, bytes, seconds, sections, figures, missing}.
 
-    store: a :class:`gelu_lab.results.store.Store`, or None for the default one (read only;
-    an unreadable store counts as empty). progress: a tqdm bar on stderr (None:
-    only when stderr is a terminal).
+    store: a :class:`gelu_lab.results.store.Store` or its path, None for the reader's own,
+    False for none (the shipped results only); read only, never created, an unreadable
+    one counts as empty. progress: a tqdm bar on stderr (None: only when stderr is a terminal).
     """
     import plotly.offline
     from tqdm import tqdm
@@ -387,7 +356,7 @@ def build(out="gelu-lab.html", lang: str = "zh", store=None, progress: bool | No
     if lang not in LANGS:
         raise ValueError(f"lang must be one of {', '.join(LANGS)}, got {lang!r}")
     t0 = time.perf_counter()
-    w = WORDS[lang]
+    w = content.text(lang, "report")
     shell = content.text(lang, "shell")
     pages = [p for p in registry.PAGES if p.built]
     writer = _Writer({p.route: f"page-{p.slug}" for p in pages})
@@ -406,13 +375,6 @@ def build(out="gelu-lab.html", lang: str = "zh", store=None, progress: bool | No
             if not p.built:
                 toc.append(f'<li class="muted">{html.escape(shell[f"nav.{p.slug}"])} ({shell["coming"]})</li>')
         bar.set_postfix_str("measurements")
-        if store is None:
-            from ..results.store import Store
-
-            try:
-                store = Store()
-            except OSError:
-                store = None
         meas, missing = measurements_html(store, w)
         toc.append(f'<li><a href="#measured">{w["measured"]}</a></li>')
         bar.update()

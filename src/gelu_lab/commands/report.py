@@ -21,23 +21,24 @@ def register(sub):
 
 def run(args) -> int:
     from ..app import report
-    from ..results.store import Store
+    from ..results.store import for_reading
 
     if not Path(args.out).resolve().parent.is_dir():
         raise CliError(f"report: the folder of --out {args.out} does not exist")
     if Path(args.out).is_dir():
         raise CliError(f"report: --out {args.out} is a folder; name the HTML file to write")
-    store = Store(args.store) if args.store else None
+    # a store named with --store must be readable (OSError: exit 1); the default one may not be there
+    store = for_reading(args.store) if args.store else None
     try:
         info = report.build(args.out, args.lang, store=store, progress=False if args.no_progress else None)
     finally:  # closed on failure too: no -wal/-shm left beside a store that could not be read
-        if store is not None:
+        if store:
             store.close()
     if args.format == "json":
         print(to_json(info))
         return 0
     print(f"wrote {info['path']}: {info['bytes'] / 1e6:.1f} MB, {len(info['sections'])} sections, {info['figures']} figures, {info['seconds']:.1f} s")
+    commands = {key: command for key, _, command in report.MEASUREMENTS}
     for key in info["missing"]:
-        cmd = next(m[4] for m in report.MEASUREMENTS if m[0] == key)
-        print(f"missing measurement {key}: run `{cmd}`", file=sys.stderr)
+        print(f"missing measurement {key}: run `{commands[key]}`", file=sys.stderr)
     return 0

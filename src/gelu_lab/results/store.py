@@ -325,3 +325,12 @@ def train_runs(store: "Store", ids=None, status: str | None = "done", with_metri
                 d["metrics"].setdefault(m["name"], []).append([m["step"], m["value"]])
         out.append(d)
     return out
+def for_reading(path=None):
+    """The runs store at `path` (default: the reader's own, :func:`default_path`) opened to
+    read: a :class:`Store`, or False when there is none yet (reading never creates one;
+    ``gelu_lab.results.latest(store=False)`` then reads the shipped results only).
+    OSError when the file is there but cannot be read."""
+    p = Path(path) if path is not None else default_path()
+    return Store(p) if p.exists() else False
+
+
