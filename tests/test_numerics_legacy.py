@@ -13,7 +13,7 @@ import legacy_numerics as old
 from gelu_lab import numerics as new
 
 FUNCTIONS = ["Phi", "phi", "sigmoid", "upper_tail", "gelu_exact", "gelu_exact_grad", "gelu_exact_grad2",
-             "gelu_tanh", "gelu_tanh_grad", "gelu_tanh_grad2", "gelu_sigmoid", "gelu_sigmoid_grad", "gelu_sigmoid_grad2"]
+             "gelu_tanh", "gelu_tanh_grad", "gelu_tanh_grad2", "gelu_sigmoid", "gelu_sigmoid_grad"]
 EDGES = [-1e3, 1e3, -40.0, 40.0, -37.6, 8.5, -1 / 128, 1 / 128, -0.5, 3.0, 0.0, -0.7517915 - 1 / 16, -0.7517915 + 1 / 16,
          -0.7517915, 2.0**-30, -(2.0**-30), 15.0, -15.0, 38.5, -38.5]
 
@@ -64,3 +64,15 @@ def test_bit_identical_scalars(name):
         got = getattr(new, name)(np.float64(v))
         assert np.shape(got) == np.shape(want)
         assert bits(got) == bits(want), (v, got, want)
+
+
+def test_sigmoid_grad2_now_the_x_sigmoid_formula(xs):
+    """gelu_sigmoid_grad2 is the x sigmoid(z) formula of the tanh form with z = beta x: within a few eps of the old one."""
+    with np.errstate(all="ignore"):
+        want = old.gelu_sigmoid_grad2(xs)
+    got = new.gelu_sigmoid_grad2(xs)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    ok = ~np.isnan(want)
+    assert np.abs(got[ok] - want[ok]).max() <= 4 * np.finfo(np.float64).eps
+    zeros = ok & (want == 0)
+    assert np.array_equal(got[zeros], want[zeros]) and np.array_equal(np.signbit(got[zeros]), np.signbit(want[zeros]))

@@ -21,6 +21,36 @@ The derivative ``GELU'(x) = Phi(x) + x phi(x)`` does cancel near its root
 x0 = -0.75179...; there it is evaluated as a Taylor series in (x - x0), with x0
 held to 106 bits, so the relative error stays at a few ulp right through the zero.
 
+REGIONS: one method per region of x
+-----------------------------------
+Each function is a table of rows (:class:`Row`); an input is evaluated by the
+first row whose region holds it, and by no other (:func:`piecewise`). The last
+row takes the rest, nan included (its formula passes nan on).
+
+    Phi               -0.5 <= x <= 3          erfc(-x/sqrt2)/2, argument rounding corrected
+                      x < 0                   Q(-x)
+                      otherwise               1 - Q(x)
+    gelu_exact        x = -inf                -0 (the limit)
+    (GELU_ROWS)       |x| < 1/128             x Phi(x), Phi by erfc as above
+                      tables64.in_domain(x)   Taylor series from a 1/64 grid (~1 ulp)
+                      x < 0                   x Q(-x), rounded once (x < -37.6: subnormal)
+                      otherwise               x (1 - Q(x))   (x > 8.5, +inf)
+    gelu_exact_grad   x = -inf                -0
+    (GELU_GRAD_ROWS)  x = +inf                1
+                      |x - x0| < 1/16         Taylor series about the root x0
+                      |x| < 1/128             Phi(x) + x phi(x), Phi by erfc
+                      tables64.in_domain(x)   Taylor series from the 1/64 grid
+                      x < 0                   Q(-x) + x phi(x); an underflowed 0 is -0
+                      otherwise               1 - Q(x) + x phi(x)
+    gelu_exact_grad2  |x| > 40                -0 (phi underflows, 2 - x^2 may overflow)
+                      otherwise               (2 - x^2) phi(x)
+    x sigmoid(z)      x < -1e3                -0 for the value and both derivatives
+    (the tanh and     x > 1e3                 x; 1; -0   (sigmoid(z) is 1, s(1-s) underflows)
+    sigmoid forms)    otherwise               x s;  s + x z' s(1-s);  s(1-s)(2z' + x z'' + x z'^2 (1-2s))
+
+Q(a) = Phi(-a) is :func:`upper_tail`; w phi(x) is :func:`times_phi`; tables64's
+domain is 1/128 <= |x|, -37.6 <= x <= 8.5.
+
 References: S. G. Johnson, Faddeeva package (SciPy's erfcx); T. J. Dekker,
 "A floating-point technique for extending the available precision" (1971);
 D. Hendrycks and K. Gimpel, "Gaussian Error Linear Units (GELUs)" (2016).
@@ -30,12 +60,14 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
+from typing import Callable
 
 import mpmath
 import numpy as np
 from scipy import special
 
-from . import tables64 as taylor64
+from . import tables64
 
 SQRT2 = math.sqrt(2.0)
 INV_SQRT2 = 1.0 / SQRT2
@@ -89,25 +121,16 @@ def exp_neg_half_sq_parts(a):
         return np.exp(-0.25 * hi), np.exp(-0.5 * np.clip(lo, -1.0, 1.0))
 
 
-def exp_neg_half_sq(a):
-    """exp(-a^2/2) for float64 a, relative error ~ 1 ulp while the result is normal."""
-    e, c = exp_neg_half_sq_parts(a)
-    with np.errstate(under="ignore"):
-        return (c * e) * e
+def times_phi(w, x):
+    """w phi(x), phi the standard normal density, rounded once into the subnormal range."""
+    e, c = exp_neg_half_sq_parts(np.abs(x))
+    with np.errstate(under="ignore", invalid="ignore"):
+        return (w * INV_SQRT_2PI * c * e) * e
 
 
 def phi(x):
     """Standard normal density phi(x) = exp(-x^2/2)/sqrt(2 pi), float64."""
-    e, c = exp_neg_half_sq_parts(np.abs(np.asarray(x, dtype=np.float64)))
-    with np.errstate(under="ignore"):
-        return (INV_SQRT_2PI * c * e) * e
-
-
-def _times_phi(x, at=None):
-    """x * phi(at) (at defaults to x), rounded once into the subnormal range."""
-    e, c = exp_neg_half_sq_parts(np.abs(x if at is None else at))
-    with np.errstate(under="ignore", invalid="ignore"):
-        return (x * INV_SQRT_2PI * c * e) * e
+    return times_phi(1.0, np.asarray(x, dtype=np.float64))
 
 
 def upper_tail_parts(a):
@@ -139,6 +162,9 @@ def upper_tail(a):
 
 
 PHI_ERFC_RANGE = (-0.5, 3.0)  # x range where Phi comes from erfc(-x/sqrt2) directly
+NEAR_ZERO = 1.0 / 128  # inside, tables64 does not apply and erfc is used directly
+GRAD_ROOT_RADIUS = 1.0 / 16  # where the root series of GELU' replaces the tables
+SATURATED = 1e3  # beyond |x| = SATURATED, sigmoid(z) of every x sigmoid(z) form here is 0 or 1
 
 
 def _Phi_central(x):
@@ -155,16 +181,207 @@ def _Phi_central(x):
         return 0.5 * special.erfc(-u) + du * (1.0 / math.sqrt(math.pi)) * np.exp(-u * u)
 
 
-def _central(x):
+# --------------------------------------------------------------------------
+# one method per region of x
+
+
+@dataclass(frozen=True)
+class Row:
+    """One region of x and the method used there: `holds(x)` a mask (None: every x left), `method(x)` the values."""
+
+    where: str  # the region, as REGIONS in the module docstring says it
+    holds: Callable | None
+    method: Callable
+
+
+def piecewise(x, rows) -> np.ndarray:
+    """Each entry of x evaluated by the method of the first row whose region holds it, and by no other.
+
+    The masks are made disjoint (a row takes only what no earlier row took) and
+    the last row, whose ``holds`` is None, takes the rest, nan included; a method
+    sees only its own inputs. Returns a new float64 array of x's shape.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    flat = x.reshape(-1)
+    y = np.empty_like(flat)
+    free = np.ones(flat.size, dtype=bool)
+    left = flat.size
+    with np.errstate(all="ignore"):
+        for row in rows:
+            here = free if row.holds is None else row.holds(flat) & free
+            n = np.count_nonzero(here)
+            if n == flat.size:  # one region holds all: no gather, no scatter
+                return row.method(flat).reshape(x.shape)
+            if n:
+                y[here] = row.method(flat[here])
+                left -= n
+                if not left:
+                    break
+                free &= ~here
+    return y.reshape(x.shape)
+
+
+def _const(v: float):
+    return lambda x: np.full(x.shape, v)
+
+
+def _is(v: float):
+    return lambda x: x == v
+
+
+def _below(v: float):
+    return lambda x: x < v
+
+
+def _above(v: float):
+    return lambda x: x > v
+
+
+def _near_zero(x):
+    return np.abs(x) < NEAR_ZERO
+
+
+def _near_grad_root(x):
+    hi, lo, _ = grad_root_series()
+    return np.abs((x - hi) - lo) < GRAD_ROOT_RADIUS
+
+
+def _in_erfc_range(x):
     return (x >= PHI_ERFC_RANGE[0]) & (x <= PHI_ERFC_RANGE[1])
+
+
+def _negative_zero_left(x, y):
+    """y with its zeros left of the root made -0: both terms underflow there, the truth is negative."""
+    return np.where((x < 0) & (y == 0), -0.0, y)
+
+
+# --- the methods: x is the region's own inputs -------------------------------
+
+
+def _gelu_left(x):
+    """x Q(-x) for x < 0, the product rounded once (subnormal below x ~ -37.6)."""
+    m, e = upper_tail_parts(-x)
+    return ((x * m) * e) * e
+
+
+def _gelu_right(x):
+    """x (1 - Q(x)) for x >= 0 (and nan)."""
+    return x * (1.0 - upper_tail(np.abs(x)))
+
+
+def _gelu_central(x):
+    return x * _Phi_central(x)
+
+
+def _grad_left(x):
+    return _negative_zero_left(x, upper_tail(-x) + times_phi(x, x))
+
+
+def _grad_right(x):
+    return (1.0 - upper_tail(np.abs(x))) + times_phi(x, x)
+
+
+def _grad_central(x):
+    return _Phi_central(x) + times_phi(x, x)
+
+
+def _grad_root(x):
+    """GELU' about its root x0 by the Taylor series: x - hi is exact near x0 (Sterbenz)."""
+    hi, lo, c = grad_root_series()
+    return np.polynomial.polynomial.polyval((x - hi) - lo, c)
+
+
+def _grad2(x):
+    """(2 - x^2) phi(x), 2 - x^2 formed as (sqrt2 - |x|)(sqrt2 + |x|)."""
+    a = np.abs(x)
+    return times_phi(((SQRT2 - a) + SQRT2_LO) * (SQRT2 + a), x)
+
+
+def _Phi_left(x):
+    return upper_tail(-x)
+
+
+def _Phi_right(x):
+    return 1.0 - upper_tail(np.abs(x))
+
+
+def _x_sigmoid(z, dz, ddz, order: int):
+    """The method for the order-th derivative of x sigmoid(z(x)), given z, z' and z'' as functions of x.
+
+        f = x s,   f' = s + x z' s(1-s),   f'' = s(1-s) (2 z' + x z'' + x z'^2 (1 - 2s)),   s = sigmoid(z)
+
+    s(1-s) is formed as sigmoid(z) sigmoid(-z), which does not cancel. For
+    |x| <= SATURATED nothing overflows.
+    """
+
+    def method(x):
+        zx = z(x)
+        s = special.expit(zx)
+        if order == 0:
+            return x * s
+        ss = s * special.expit(-zx)
+        d = dz(x)
+        if order == 1:
+            return _negative_zero_left(x, s + x * d * ss)
+        return ss * (2.0 * d + x * ddz(x) + x * d * d * (1.0 - 2.0 * s))
+
+    return method
+
+
+def _x_sigmoid_rows(z, dz, ddz, order: int) -> tuple:
+    """The regions of an x sigmoid(z) form: its limits beyond +-SATURATED, the formula between."""
+    right = (np.copy, _const(1.0), _const(-0.0))[order]  # x; 1; -0: s(1-s) underflows, the truth is negative
+    return (
+        Row("x < -1e3", _below(-SATURATED), _const(-0.0)),
+        Row("x > 1e3", _above(SATURATED), right),
+        Row("otherwise", None, _x_sigmoid(z, dz, ddz, order)),
+    )
+
+
+def _tanh_z(c: float, k: float) -> tuple:
+    """z = 2k(x + c x^3), z', z'': 0.5 x (1 + tanh(z/2)) = x sigmoid(z), as 1 + tanh(w) = 2 sigmoid(2w)."""
+    return (
+        lambda x: 2.0 * k * (x + c * x * x * x),
+        lambda x: 2.0 * k * (1.0 + 3.0 * c * x * x),
+        lambda x: 2.0 * k * 6.0 * c * x,
+    )
+
+
+def _sigmoid_z(beta: float) -> tuple:
+    """z = beta x, z' = beta, z'' = 0."""
+    return (lambda x: beta * x, lambda x: beta, lambda x: 0.0)
+
+
+GELU_ROWS = (
+    Row("x = -inf", _is(-np.inf), _const(-0.0)),
+    Row("|x| < 1/128", _near_zero, _gelu_central),
+    Row("tables64.in_domain(x)", tables64.in_domain, tables64.gelu),
+    Row("x < 0", _below(0.0), _gelu_left),
+    Row("otherwise", None, _gelu_right),
+)
+GELU_GRAD_ROWS = (
+    Row("x = -inf", _is(-np.inf), _const(-0.0)),
+    Row("x = +inf", _is(np.inf), _const(1.0)),
+    Row("|x - x0| < 1/16", _near_grad_root, _grad_root),
+    Row("|x| < 1/128", _near_zero, _grad_central),
+    Row("tables64.in_domain(x)", tables64.in_domain, tables64.gelu_grad),
+    Row("x < 0", _below(0.0), _grad_left),
+    Row("otherwise", None, _grad_right),
+)
+GELU_GRAD2_ROWS = (
+    Row("|x| > 40", lambda x: np.abs(x) > 40, _const(-0.0)),
+    Row("otherwise", None, _grad2),
+)
+PHI_ROWS = (
+    Row("-0.5 <= x <= 3", _in_erfc_range, _Phi_central),
+    Row("x < 0", _below(0.0), _Phi_left),
+    Row("otherwise", None, _Phi_right),
+)
 
 
 def Phi(x):
     """Standard normal CDF, float64, relative error a few ulp for all x."""
-    x = np.asarray(x, dtype=np.float64)
-    q = upper_tail(np.abs(x))
-    tails = np.where(x < 0, q, 1.0 - q)
-    return np.where(_central(x), _Phi_central(x), tails)
+    return piecewise(x, PHI_ROWS)
 
 
 def sigmoid(t):
@@ -177,28 +394,11 @@ def sigmoid(t):
 
 
 def gelu_exact(x):
-    """GELU(x) = x Phi(x), float64, within ~2 ulp everywhere.
+    """GELU(x) = x Phi(x), float64, within ~2 ulp everywhere (regions: GELU_ROWS).
 
     GELU(+inf) = +inf, GELU(-inf) = -0, GELU(-0) = -0, nan -> nan.
     """
-    x = np.asarray(x, dtype=np.float64)
-    m, e = upper_tail_parts(np.abs(x))
-    with np.errstate(invalid="ignore", under="ignore"):
-        y = np.where(x < 0, ((x * m) * e) * e, x * (1.0 - (m * e) * e))
-        y = np.where(_central(x), x * _Phi_central(x), y)
-        y = _from_tables(taylor64.gelu, x, y)
-        # -inf * 0 is nan; the limit is -0
-        return np.where(x == -np.inf, -0.0, y)
-
-
-def _from_tables(f, x, y):
-    """y with the entries in taylor64's domain replaced by f(x) there (~1 ulp)."""
-    inside = taylor64.in_domain(x)
-    if np.any(inside):
-        y = y.copy() if y.ndim else y.reshape(1).copy()
-        y.reshape(-1)[inside.reshape(-1)] = f(x[inside])
-        y = y.reshape(x.shape)
-    return y
+    return piecewise(x, GELU_ROWS)
 
 
 @functools.cache
@@ -226,122 +426,54 @@ def grad_root_series(order: int = 26):
     return hi, lo, np.array([float(c) for c in coeffs])
 
 
-GRAD_ROOT_RADIUS = 1.0 / 16  # where the root series replaces the tables
-
-
 def gelu_exact_grad(x):
-    """GELU'(x) = Phi(x) + x phi(x), float64, a few ulp everywhere.
+    """GELU'(x) = Phi(x) + x phi(x), float64, a few ulp everywhere (regions: GELU_GRAD_ROWS).
 
     Near the root x0 = -0.7517915... a Taylor series in (x - x0) is used, so
     the relative error stays small through the zero. GELU'(+inf) = 1,
     GELU'(-inf) = -0, GELU'(+-0) = 0.5.
     """
-    x = np.asarray(x, dtype=np.float64)
-    a = np.abs(x)
-    q = upper_tail(a)
-    with np.errstate(invalid="ignore", over="ignore"):
-        xphi = _times_phi(x)
-        y = np.where(x < 0, q + xphi, (1.0 - q) + xphi)
-        y = np.where(_central(x), _Phi_central(x) + xphi, y)
-        y = _from_tables(taylor64.gelu_grad, x, y)
-        hi, lo, c = grad_root_series()
-        d = (x - hi) - lo  # x - hi is exact near x0 (Sterbenz)
-        near = np.abs(d) < GRAD_ROOT_RADIUS
-        if np.any(near):
-            y = np.where(near, np.polynomial.polynomial.polyval(d, c), y)
-        y = np.where(x == np.inf, 1.0, y)
-        # far left both terms underflow to +-0; the true value is negative there
-        return np.where((x < 0) & ((y == 0) | np.isinf(x)), -0.0, y)
+    return piecewise(x, GELU_GRAD_ROWS)
 
 
 def gelu_exact_grad2(x):
-    """GELU''(x) = (2 - x^2) phi(x), float64; 2 - x^2 formed as (sqrt2-|x|)(sqrt2+|x|)."""
-    x = np.asarray(x, dtype=np.float64)
-    a = np.abs(x)
-    with np.errstate(invalid="ignore", over="ignore"):
-        two_minus_sq = ((SQRT2 - a) + SQRT2_LO) * (SQRT2 + a)
-        y = _times_phi(two_minus_sq, x)
-        # beyond |x| = 40 phi underflows while 2 - x^2 may overflow: the limit is -0
-        return np.where(a > 40, -0.0, y)
+    """GELU''(x) = (2 - x^2) phi(x), float64 (regions: GELU_GRAD2_ROWS); -0 beyond |x| = 40."""
+    return piecewise(x, GELU_GRAD2_ROWS)
 
 
 # --------------------------------------------------------------------------
-# the approximations, float64, free of overflow and nan for every finite x
-
-
-def _sig_and_both(t):
-    """sigmoid(t) and sigmoid(t) * sigmoid(-t), each without cancellation."""
-    s = special.expit(t)
-    return s, s * special.expit(-t)
+# the approximations, x sigmoid(z), float64, free of overflow and nan for every finite x
 
 
 def gelu_tanh(x, c=TANH_CUBIC, k=SQRT_2_OVER_PI):
     """0.5 x (1 + tanh(k (x + c x^3))), written as x sigmoid(2 k (x + c x^3)).
 
-    1 + tanh(z) = 2 sigmoid(2z) exactly, and the sigmoid form does not cancel
-    for z << 0. Finite for every finite x (x^3 may overflow to inf: harmless).
+    1 + tanh(w) = 2 sigmoid(2w) exactly, and the sigmoid form does not cancel
+    for w << 0. Finite for every finite x; -0 at -inf.
     """
-    x = np.asarray(x, dtype=np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):
-        z2 = 2.0 * k * (x + c * x * x * x)
-        y = x * special.expit(z2)
-        return np.where(x == -np.inf, -0.0, y)
+    return piecewise(x, _x_sigmoid_rows(*_tanh_z(c, k), 0))
 
 
 def gelu_tanh_grad(x, c=TANH_CUBIC, k=SQRT_2_OVER_PI):
-    """d/dx of the tanh form: s + x s(1-s) * 2k(1 + 3c x^2), s = sigmoid(2k(x + c x^3))."""
-    x = np.asarray(x, dtype=np.float64)
-    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        z2 = 2.0 * k * (x + c * x * x * x)
-        s, ss = _sig_and_both(z2)
-        dz2 = 2.0 * k * (1.0 + 3.0 * c * x * x)
-        term = x * dz2 * ss
-        # for |x| > 1e3, ss underflows to 0 while x*dz2 may be inf: the limit is 0
-        term = np.where(np.abs(x) > 1e3, 0.0 * x, term)
-        y = s + term
-        return np.where(x == -np.inf, -0.0, np.where(x == np.inf, 1.0, _negative_zero_left(x, y)))
-
-
-def _negative_zero_left(x, y):
-    """y with its zeros left of the root made -0: both terms underflow there, the truth is negative."""
-    return np.where((x < 0) & (y == 0), -0.0, y)
+    """d/dx of the tanh form: s + x z' s(1-s), s = sigmoid(z), z = 2k(x + c x^3)."""
+    return piecewise(x, _x_sigmoid_rows(*_tanh_z(c, k), 1))
 
 
 def gelu_tanh_grad2(x, c=TANH_CUBIC, k=SQRT_2_OVER_PI):
-    """Second derivative of the tanh form: ss (2 z' + x z'' + x z'^2 (1 - 2s)), z = 2k(x+cx^3)."""
-    x = np.asarray(x, dtype=np.float64)
-    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        z2 = 2.0 * k * (x + c * x * x * x)
-        s, ss = _sig_and_both(z2)
-        dz = 2.0 * k * (1.0 + 3.0 * c * x * x)
-        ddz = 2.0 * k * 6.0 * c * x
-        y = ss * (2.0 * dz + x * ddz + x * dz * dz * (1.0 - 2.0 * s))
-        # beyond |x| = 1e3 ss underflows while the bracket may be inf; the truth is negative on both sides
-        return np.where(np.abs(x) > 1e3, -0.0, y)
+    """Second derivative of the tanh form: s(1-s) (2 z' + x z'' + x z'^2 (1 - 2s)), z = 2k(x + c x^3)."""
+    return piecewise(x, _x_sigmoid_rows(*_tanh_z(c, k), 2))
 
 
 def gelu_sigmoid(x, beta=SIGMOID_BETA):
     """x sigmoid(beta x): finite for every finite x, -0 at -inf."""
-    x = np.asarray(x, dtype=np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):
-        y = x * special.expit(beta * x)
-        return np.where(x == -np.inf, -0.0, y)
+    return piecewise(x, _x_sigmoid_rows(*_sigmoid_z(beta), 0))
 
 
 def gelu_sigmoid_grad(x, beta=SIGMOID_BETA):
     """s + beta x s(1-s), s = sigmoid(beta x)."""
-    x = np.asarray(x, dtype=np.float64)
-    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        s, ss = _sig_and_both(beta * x)
-        term = np.where(np.abs(x) > 1e3, 0.0 * x, beta * x * ss)
-        y = s + term
-        return np.where(x == -np.inf, -0.0, np.where(x == np.inf, 1.0, _negative_zero_left(x, y)))
+    return piecewise(x, _x_sigmoid_rows(*_sigmoid_z(beta), 1))
 
 
 def gelu_sigmoid_grad2(x, beta=SIGMOID_BETA):
-    """beta s(1-s) (2 + beta x (1 - 2s))."""
-    x = np.asarray(x, dtype=np.float64)
-    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        s, ss = _sig_and_both(beta * x)
-        y = beta * ss * (2.0 + beta * x * (1.0 - 2.0 * s))
-        return np.where(np.abs(x) > 1e3, -0.0, y)  # as in gelu_tanh_grad2
+    """s(1-s) (2 beta + beta^2 x (1 - 2s)), s = sigmoid(beta x)."""
+    return piecewise(x, _x_sigmoid_rows(*_sigmoid_z(beta), 2))

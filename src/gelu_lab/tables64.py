@@ -8,7 +8,7 @@ up to ~8 ulp from the truth. Here instead, for t_j = j/64 on [-37.6, 8.5],
 
 with G0_j = GELU(t_j) and G1_j = GELU'(t_j) held as double-doubles (hi + lo)
 and the series' coefficients as doubles, all computed once with mpmath at
-34 digits (about a second, on first use). h = x - t_j is exact, the
+34 digits on first use. h = x - t_j is exact, the
 series is a small correction evaluated by Horner, and the only rounding of
 size is the final hi + (lo + series): the result is within ~1.5 ulp.
 
