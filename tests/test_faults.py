@@ -9,8 +9,11 @@
   detected by its sha256 and reported in one line, exit 1: it is not loaded,
   and neither it nor the store is touched.
 - A BERT probe is killed mid-run: the store stays consistent, the killed run
-  stays "running" with no result (readers only take "done" runs), and running
+  reads "interrupted" with no result (readers only take "done" runs), and running
   the same command again completes.
+- A killed training run reads "interrupted" in `gelu-lab runs list` and on the FFN
+  page, with the command that resumes it; while that command runs, the run is
+  "running" again and a second resumption is refused; it then finishes.
 """
 
 from __future__ import annotations
@@ -76,7 +79,7 @@ def test_train_killed_twice_at_random_moments_resumes_to_the_unkilled_result(tex
     assert kill_at_random(resume, lambda: step() > killed_at, rng), "the resumed run finished before it could be killed"
     assert integrity(store) == "ok"
     with Store(store) as s:
-        assert s.runs("train")[0]["status"] == "running"
+        assert s.runs("train")[0]["status"] == "interrupted"  # its process is gone
     assert cli.main(resume) == 0  # in-process: same thread count, same numbers
     assert cli.main(_train_args(text_file, store, *ARGS, "--again")) == 0
     capsys.readouterr()
@@ -88,6 +91,56 @@ def test_train_killed_twice_at_random_moments_resumes_to_the_unkilled_result(tex
     for k in ("val_loss_full", "val_loss", "train_loss"):
         assert resumed["final"][k] == straight["final"][k]
     assert not ckpt.exists()
+
+
+def _listed(store, capsys) -> list[tuple]:
+    """(status, resume) of each run, as `gelu-lab runs list` prints them."""
+    import json
+
+    capsys.readouterr()
+    assert cli.main(["runs", "list", "--store", store, "--format", "json"]) == 0
+    return [(r["status"], r["resume"]) for r in json.loads(capsys.readouterr().out)["rows"]]
+
+
+def test_a_killed_run_shows_as_interrupted_with_the_command_that_resumes_it(text_file, tmp_path, capsys, monkeypatch):  # noqa: F811
+    from gelu_lab.nn import ffn_view
+
+    store = str(tmp_path / "s.sqlite")
+    ckpt = tmp_path / "checkpoints" / "train-1.pt"
+    assert kill_at_random(_train_args(text_file, store, *ARGS), ckpt.exists, random.Random(0), max_delay=0)
+    resume = f"gelu-lab train --resume 1 --store {store}"
+    assert _listed(store, capsys) == [("interrupted", resume)]
+    monkeypatch.setenv("GELU_LAB_STORE", store)  # the page reads the reader's own store: no --store to type
+    (shown,) = ffn_view.unfinished(store)
+    assert (shown["id"], shown["status"], shown["resume"], shown["steps"]) == (1, "interrupted", "gelu-lab train --resume 1", 200)
+    assert 0 <= shown["step"] < 200
+    # a new run of the same activation is told it could resume instead (and is started all the same)
+    assert cli.main(_train_args(text_file, store, "--activations", "silu", "--steps", "1")) == 0
+    assert f"run 1 (silu seed 0, 200 steps) was interrupted; {resume} continues it" in capsys.readouterr().err
+
+    # resumed by another process: "running" again, and nobody else may resume it meanwhile
+    proc = subprocess.Popen([PY, "-m", "gelu_lab", *_train_args(text_file, store, "--resume", "1")], env=ENV,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and proc.poll() is None:
+            with Store(store) as s:
+                if s.runs("train")[0]["owner"]["pid"] == proc.pid:
+                    break
+            time.sleep(0.02)
+        if proc.poll() is None:  # still at it (a tiny run may already be done)
+            assert _listed(store, capsys)[0] in (("running", ""), ("done", ""))
+            if ffn_view.unfinished(store):
+                assert ffn_view.unfinished(store)[0]["status"] == "running"
+            rc = cli.main(_train_args(text_file, store, "--resume", "1"))
+            err = capsys.readouterr().err
+            assert rc == 2 and ("still running" in err or "already done" in err), err
+    finally:
+        _, err = proc.communicate(timeout=240)
+    assert proc.returncode == 0, err
+    assert _listed(store, capsys) == [("done", ""), ("done", "")]
+    assert ffn_view.unfinished(store) == []
+    assert integrity(store) == "ok"
 
 
 def _damage(kind: str, raw: bytes) -> bytes:
@@ -148,7 +201,7 @@ def test_probe_killed_mid_run_leaves_a_sound_store_and_runs_again(tmp_path, caps
     assert integrity(store) == "ok"
     with Store(store) as s:
         (killed,) = s.runs("probe")
-        assert killed["status"] == "running" and s.results(killed["id"]) == {}
+        assert killed["status"] == "interrupted" and s.results(killed["id"]) == {}
         assert s.latest_result("probe", "probe") == (None, None)  # readers see no half result
     assert cli.main(argv) == 0
     capsys.readouterr()

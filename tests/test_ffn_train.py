@@ -78,7 +78,7 @@ def test_killed_run_resumes_to_identical_numbers(text_file, tmp_path):
     proc.wait()
     with Store(store) as s:
         (run,) = s.runs("train")
-        assert run["status"] == "running", "the run finished before it could be killed"
+        assert run["status"] == "interrupted", "the run finished before it could be killed"
     _cli(*_train_args(text_file, store, "--resume", "1"))
     _cli(*_train_args(text_file, store, "--activations", "silu", "--steps", "150", "--ckpt-every", "10", "--eval-interval", "20", "--again"))
     with Store(store) as s:

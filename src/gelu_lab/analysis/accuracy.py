@@ -82,21 +82,12 @@ BUILTINS = {
 }
 
 
-def _torch_forms():
-    import torch
-    import torch.nn.functional as F
+def _torch_form(name: str):
+    """torch:NAME: torch's own kernel of a built-in (gelu_lab.torch.NATIVE); a derivative by autograd."""
+    from ..torch import native
 
-    def sigmoid_form(t):
-        return t * torch.sigmoid(1.702 * t)
-
-    return {
-        "gelu": (lambda t: F.gelu(t), "gelu"),
-        "gelu_tanh": (lambda t: F.gelu(t, approximate="tanh"), "gelu_tanh"),
-        "gelu_sigmoid": (sigmoid_form, "gelu_sigmoid"),
-        "gelu_grad": (_autograd(lambda t: F.gelu(t)), "gelu_grad"),
-        "gelu_tanh_grad": (_autograd(lambda t: F.gelu(t, approximate="tanh")), "gelu_tanh_grad"),
-        "gelu_sigmoid_grad": (_autograd(sigmoid_form), "gelu_sigmoid_grad"),
-    }
+    value = native(name.removesuffix("_grad"))
+    return _autograd(value) if name.endswith("_grad") else value
 
 
 def _autograd(f):
@@ -184,11 +175,9 @@ def resolve(spec: str, reference: str | None = None) -> Impl:
         if name not in BUILTINS:
             raise ValueError(f"unknown torch impl {spec!r}; choose from {', '.join('torch:' + n for n in BUILTINS)}")
         try:
-            forms = _torch_forms()
+            fn, ref = _on_tensors(_torch_form(name)), name
         except ImportError:
             raise ValueError(f"impl {spec!r} needs torch, which is not installed") from None
-        f, ref = forms[name]
-        fn = _on_tensors(f)
     elif ":" in spec:
         fn, ref = _array_or_tensor(_user_callable(spec)), "gelu"
     else:
@@ -599,9 +588,9 @@ def measure(impl: Impl | str, dtype: str, mode: str = "exhaustive", *, sample: i
     p = plan(dtype, mode, sample=sample, seed=seed, interval=interval, chunk_bits=chunk_bits)
     run_id, done = None, {}
     if store is not None:
-        old = store.find_run(KIND, p.key(impl), status="running")
+        old = store.resumable(KIND, p.key(impl))
         if old is not None and old["config"].get("plan") == p.config():
-            run_id = old["id"]
+            run_id = store.resume_run(old["id"])["id"]
             done = {k: v for k, v in store.results(run_id).items() if k.startswith("chunk/")}
         else:
             run_id = store.start_run(KIND, p.key(impl), {"impl": impl.spec, "reference": impl.reference, "plan": p.config()}, command)

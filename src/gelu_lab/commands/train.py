@@ -2,7 +2,7 @@
 
     gelu-lab train --activations gelu,gelu_tanh,relu,sigmoid,silu --seeds 3 --preset quick
     gelu-lab train --activations gelu,relu --fc-init-std 0.02,unit     # an init-scale sweep
-    gelu-lab train --resume 7                                           # continue a killed run
+    gelu-lab train --resume 7                                           # continue an interrupted run
     torchrun --nproc_per_node=2 -m gelu_lab train ...                   # DDP (gloo on CPU)
 """
 
@@ -44,7 +44,7 @@ def register(sub):
     p.add_argument("--ckpt-every", type=_positive("ckpt-every"), default=500, help="checkpoint every K steps")
     p.add_argument("--text", help="train on this UTF-8 text file instead of the Shakespeare corpus")
     p.add_argument("--store", help="runs store file (default: $GELU_LAB_STORE or the data dir)")
-    p.add_argument("--resume", type=_positive("resume"), metavar="RUN_ID", help="continue a killed run from its checkpoint")
+    p.add_argument("--resume", type=_positive("resume"), metavar="RUN_ID", help="continue an interrupted run from its checkpoint (gelu-lab runs list shows them)")
     p.add_argument("--threads", type=_positive("threads"), help="torch CPU threads (1 is fastest on a busy machine)")
     p.add_argument("--again", action="store_true", help="train even if an identical finished run is stored")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -83,6 +83,23 @@ def _command_line(args) -> str:
     return " ".join(parts)
 
 
+def _resume_hints(store, acts, store_arg) -> None:
+    """Say which interrupted runs of these activations could be continued instead of
+    started again (a new run starts all the same: its seed or steps may differ)."""
+    import os
+    import sys
+
+    from ..nn.train_job import resume_command
+
+    if os.environ.get("RANK", "0") != "0":  # under torchrun: rank 0 speaks
+        return
+    for r in store.runs("train", "interrupted"):
+        c = r["config"]
+        if c.get("activation") in acts:
+            print(f"gelu-lab: run {r['id']} ({c['activation']} seed {c.get('seed')}, {c.get('steps')} steps) was interrupted; "
+                  f"{resume_command(r['id'], store_arg)} continues it", file=sys.stderr)
+
+
 def run(args) -> int:
     from ..activations import canonical
 
@@ -113,6 +130,7 @@ def run(args) -> int:
         if args.resume:
             ids = [train(None, store, resume=args.resume, progress=not args.no_progress, command=command)]
         else:
+            _resume_hints(store, acts, args.store)
             ids = []
             for fc in fcs:
                 base = dict(preset=args.preset, steps=args.steps, fc_init_std=fc, batch_size=args.batch_size, lr=args.lr,

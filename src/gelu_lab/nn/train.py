@@ -298,6 +298,8 @@ def train(cfg: TrainConfig | None, store, resume: int | None = None, progress: b
         opt.load_state_dict(state["optimizer"])
         torch.set_rng_state(state["rng"])
         start, acc, elapsed = state["step"], state["acc"], state["elapsed"]
+    if resume is not None and rank == 0:  # after the checkpoint proved sound: a damaged one leaves the run as it was
+        store.resume_run(resume)  # this process owns it now; ValueError while another one runs it
     ddp = torch.nn.parallel.DistributedDataParallel(model) if world > 1 else model
     per_rank = cfg.batch_size // world
 

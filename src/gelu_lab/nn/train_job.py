@@ -1,10 +1,10 @@
 """A training run as a background job, for the app: start it, ask how far it got.
 
 The FFN face of :mod:`gelu_lab.results.jobs` (job kind "ffn"): ``gelu-lab train ...``
-for one activation and seed, run as a separate process; its step and run id
-come from the run's metrics in the runs store. So a page reload, a second
-browser tab or a restarted server all see the same progress. One job at a
-time. Importing this module does not import torch.
+for one activation and seed, run as a separate process; its step and run id come
+from the run's metrics in the runs store, so a page reload, a second browser tab or
+a restarted server all see the same progress. One job at a time (the FFN and the
+Misconceptions pages share it). Importing this module does not import torch.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from ..results import jobs
 KIND = "ffn"
 
 
-def job_file(store_path) -> Path:
-    return jobs.job_file(store_path, KIND)
+def resume_command(run_id: int, store: str | None = None) -> str:
+    """The command that continues an interrupted training run (``--store`` when not the default)."""
+    return f"gelu-lab train --resume {int(run_id)}" + (f" --store {store}" if store else "")
 
 
 def next_seed(runs: list[dict], config: dict) -> int:
@@ -30,7 +31,7 @@ def next_seed(runs: list[dict], config: dict) -> int:
 
 
 def start(store_path, activation: str, seed: int, steps: int, fc_init_std, preset: str = "quick", eval_interval: int = 50) -> dict:
-    """Start a training run in the background; ValueError if one is still running."""
+    """Start a training run in the background; jobs.AlreadyRunning while one runs, ValueError for a bad preset."""
     from ..activations import canonical
     from .presets import PRESETS
 
@@ -40,17 +41,40 @@ def start(store_path, activation: str, seed: int, steps: int, fc_init_std, prese
     args = ["train", "--activations", activation, "--seeds", "1", "--preset", preset, "--steps", str(int(steps)),
             "--fc-init-std", str(fc_init_std), "--eval-interval", str(int(eval_interval)), "--store", str(store_path),
             "--no-progress", "--seed-start", str(int(seed))]
+    what = f"{activation} · {preset} · seed {int(seed)} · fc_init_std {fc_init_std} · {int(steps)} steps"
+    return jobs.start(store_path, KIND, args, {"activation": activation, "seed": int(seed), "steps": int(steps),
+                                               "fc_init_std": fc_init_std, "preset": preset, "what": what})
+
+
+def start_next_seed(store_path, activation: str, preset: str, steps: int, fc_init_std) -> dict:
+    """Start, as a background job, the next free seed of this experiment for `activation`
+    (among the shipped runs and the store's), so the run adds a seed to its bands."""
+    from ..results import latest
+    from .corpus import corpus_info
+    from .train import TrainConfig  # torch: only when training starts anyway
+
+    full = TrainConfig.make(preset, steps=steps, fc_init_std=fc_init_std, activation=activation).to_dict()
     try:
-        return jobs.start(store_path, KIND, args, {"activation": activation, "seed": int(seed), "steps": int(steps),
-                                                    "fc_init_std": fc_init_std, "preset": preset})
-    except ValueError as e:
-        if "already running" in str(e):
-            raise ValueError("a training job is already running") from None
-        raise
+        full["text_sha256"] = corpus_info()["sha256"]
+    except OSError:
+        full["text_sha256"] = ""
+    known = latest("train", store=store_path)
+    seed = next_seed(known.value if known else [], full)
+    return start(store_path, activation, seed, steps, fc_init_std, preset=preset, eval_interval=max(10, steps // 12))
+
+
+def _run_of(store, job: dict) -> dict | None:
+    """The training run the job writes: the one its process owns, else the newest of its configuration."""
+    runs = store.runs("train")
+    same = [r for r in runs if all(r["config"].get(k) == job[k] for k in ("activation", "seed", "steps"))]
+    mine = [r for r in same if (r.get("owner") or {}).get("pid") == job["pid"]]
+    return (mine or same or [None])[-1]
 
 
 def status(store_path) -> dict | None:
-    """The last job: its fields plus state (running/done/failed), step and run id; None if never started."""
+    """The last job (None if never started): jobs.status plus step, run_id and progress
+    {"n": step, "total": steps}. A job whose run was resumed later (``gelu-lab train
+    --resume``) reports that run's state; an interrupted one says how to resume it."""
     job = jobs.status(store_path, KIND)
     if job is None or "activation" not in job:
         return None
@@ -59,13 +83,15 @@ def status(store_path) -> dict | None:
         from ..results.store import Store
 
         with Store(store_path) as s:
-            for r in reversed(s.runs("train")):
-                c = r["config"]
-                if c.get("activation") == job["activation"] and c.get("seed") == job["seed"] and c.get("steps") == job["steps"]:
-                    job["run_id"], run_status = r["id"], r["status"]
-                    steps = [m["step"] for m in s.metrics(r["id"], "val_loss")]
-                    job["step"] = max(steps, default=0)
-                    break
+            run = _run_of(s, job)
+            if run is not None:
+                job["run_id"], run_status = run["id"], run["status"]
+                job["step"] = max((m["step"] for m in s.metrics(run["id"], "val_loss")), default=0)
+    job["progress"] = {"n": job["step"], "total": job["steps"], "desc": job.get("what", "")}
     if job["state"] == "done" and run_status != "done":  # exited 0 without finishing its run
         job["state"], job["error"] = "failed", "the run did not finish"
+    elif job["state"] == "interrupted" and run_status in ("running", "done"):  # resumed since, by another process
+        job["state"] = run_status
+    if job["state"] == "interrupted" and job["run_id"] is not None:
+        job["resume"] = resume_command(job["run_id"])
     return job

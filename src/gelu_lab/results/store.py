@@ -10,7 +10,7 @@ Location: ``--store PATH`` on the CLI, else ``$GELU_LAB_STORE``, else
 (~/.local/share/gelu-lab).
 
 Tables
-    runs(id, kind, key, config, status, provenance, created, updated)
+    runs(id, kind, key, config, status, provenance, created, updated, owner)
     metrics(run_id, step, name, value)          time series (loss curves, ...)
     results(run_id, name, value)                JSON documents (final tables, ...)
 """
@@ -29,6 +29,13 @@ import sys
 import urllib.parse
 from pathlib import Path
 
+from . import owner
+
+def _someone_else(who: dict | None) -> bool:
+    """Is `who` a live process other than this one?"""
+    return bool(who) and who.get("pid") != os.getpid() and owner.alive(who) is True
+
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY,
@@ -38,7 +45,8 @@ CREATE TABLE IF NOT EXISTS runs (
     status TEXT NOT NULL DEFAULT 'running',
     provenance TEXT NOT NULL DEFAULT '{}',
     created TEXT NOT NULL,
-    updated TEXT NOT NULL
+    updated TEXT NOT NULL,
+    owner TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_kind_key ON runs(kind, key);
 CREATE TABLE IF NOT EXISTS metrics (
@@ -102,14 +110,6 @@ def provenance(command: str | None = None) -> dict:
     return info
 
 
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 _ABSOLUTE = re.compile(r"^(/|~|[A-Za-z]:[\\/])")
 _LOCATION_OPTIONS = ("--store",)  # where a run was written, not what was measured
 
@@ -159,6 +159,14 @@ def portable(value):
     return value
 
 
+def _cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
 
 
 class Store:
@@ -187,6 +195,7 @@ class Store:
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.execute("PRAGMA foreign_keys=ON")
                 self.db.executescript(_SCHEMA)
+                self._add_owner_column()
             else:
                 self.db.execute("SELECT count(*) FROM runs").fetchone()
         except sqlite3.DatabaseError as e:
@@ -219,34 +228,73 @@ class Store:
         self.close()
 
     # --- runs -------------------------------------------------------------
+    # A run's status as read: "running", "interrupted", "done" or "failed". The file holds
+    # "running" until the run's process marks it done or failed; a "running" run whose
+    # process is gone (killed, out of memory, a power cut: nothing could mark it) reads
+    # as "interrupted". So every run knows its owner (gelu_lab.results.owner): the process
+    # that started it, or the one that resumed it last (resume_run).
+
+    def _add_owner_column(self):
+        """Stores made before runs had owners get the column (their runs have none)."""
+        if "owner" not in {r[1] for r in self.db.execute("PRAGMA table_info(runs)")}:
+            try:
+                self.db.execute("ALTER TABLE runs ADD COLUMN owner TEXT")
+            except sqlite3.OperationalError as e:  # another process added it just now
+                if "duplicate column" not in str(e):
+                    raise
+
     def start_run(self, kind: str, key: str, config: dict, command: str | None = None) -> int:
-        """A new run in state 'running'; returns its id."""
+        """A new run in state 'running', owned by this process; returns its id."""
         t = now()
         with self._writing():
             cur = self.db.execute(
-                "INSERT INTO runs(kind, key, config, provenance, created, updated) VALUES (?,?,?,?,?,?)",
-                (kind, key, json.dumps(config, sort_keys=True), json.dumps(provenance(command)), t, t),
+                "INSERT INTO runs(kind, key, config, provenance, created, updated, owner) VALUES (?,?,?,?,?,?,?)",
+                (kind, key, json.dumps(config, sort_keys=True), json.dumps(provenance(command)), t, t, json.dumps(owner.me())),
             )
         return int(cur.lastrowid)
 
+    def resume_run(self, run_id: int) -> dict:
+        """Take over an unfinished run to continue it: this process becomes its owner.
+
+        ValueError if there is no such run, it is finished, or another process of this
+        machine is still running it (two processes must not write one run).
+        """
+        with self._writing():
+            row = self.db.execute("SELECT * FROM runs WHERE id=?", (run_id,)).fetchone()
+            run = self._run(row) if row else None
+            if run is None:
+                raise ValueError(f"no run with id {run_id} in {self.path}")
+            if run["status"] in ("done", "failed"):
+                raise ValueError(f"run {run_id} is already {run['status']}")
+            if run["status"] == "running" and _someone_else(run["owner"]):
+                raise ValueError(f"run {run_id} is still running (pid {run['owner']['pid']})")
+            self.db.execute("UPDATE runs SET owner=?, updated=? WHERE id=?", (json.dumps(owner.me()), now(), run_id))
+        return run
+
+    def resumable(self, kind: str, key: str) -> dict | None:
+        """The newest unfinished run of this kind and key that no other live process is running:
+        an interrupted one, or one this process left (an exception); None if there is none."""
+        rows = self.db.execute("SELECT * FROM runs WHERE kind=? AND key=? AND status='running' ORDER BY id DESC", (kind, key))
+        return next((r for r in map(self._run, rows) if r["status"] == "interrupted" or not _someone_else(r["owner"])), None)
+
     def find_run(self, kind: str, key: str, status: str | None = None) -> dict | None:
-        """The newest run of this kind and key (optionally in this status)."""
-        q = "SELECT * FROM runs WHERE kind=? AND key=?" + (" AND status=?" if status else "")
-        q += " ORDER BY id DESC LIMIT 1"
-        row = self.db.execute(q, (kind, key, status) if status else (kind, key)).fetchone()
-        return self._run(row) if row else None
+        """The newest run of this kind and key (optionally in this status, as read)."""
+        return next(iter(reversed(self.runs(kind, status, key=key))), None)
 
     def set_status(self, run_id: int, status: str):
         with self._writing():
             self.db.execute("UPDATE runs SET status=?, updated=? WHERE id=?", (status, now(), run_id))
 
-    def runs(self, kind: str | None = None, status: str | None = None) -> list[dict]:
+    def runs(self, kind: str | None = None, status: str | None = None, key: str | None = None) -> list[dict]:
+        """Runs, oldest first: of `kind`, in `status` (as read: "interrupted" too), of `key`."""
         q, args = "SELECT * FROM runs WHERE 1=1", []
-        if kind:
-            q, args = q + " AND kind=?", args + [kind]
+        for col, v in (("kind", kind), ("key", key)):
+            if v is not None:
+                q, args = q + f" AND {col}=?", args + [v]
         if status:
-            q, args = q + " AND status=?", args + [status]
-        return [self._run(r) for r in self.db.execute(q + " ORDER BY id", args)]
+            q, args = q + " AND status=?", args + ["running" if status == "interrupted" else status]
+        out = [self._run(r) for r in self.db.execute(q + " ORDER BY id", args)]
+        return [r for r in out if r["status"] == status] if status in ("running", "interrupted") else out
 
     def delete_run(self, run_id: int):
         with self._writing():
@@ -257,6 +305,9 @@ class Store:
         d = dict(row)
         d["config"] = json.loads(d["config"])
         d["provenance"] = json.loads(d["provenance"])
+        d["owner"] = json.loads(d["owner"]) if d.get("owner") else None
+        if d["status"] == "running" and owner.alive(d["owner"]) is False:
+            d["status"] = "interrupted"
         return d
 
     # --- metrics and results ---------------------------------------------
@@ -303,12 +354,19 @@ class Store:
             return None, None
         d = dict(row)
         value = json.loads(d.pop("_v"))
-        d["config"] = json.loads(d["config"])
-        d["provenance"] = json.loads(d["provenance"])
-        return d, value
+        return self._run(d), value
 
     def integrity_ok(self) -> bool:
         return self.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def for_reading(path=None):
+    """The runs store at `path` (default: the reader's own, :func:`default_path`) opened to
+    read: a :class:`Store`, or False when there is none yet (reading never creates one;
+    ``gelu_lab.results.latest(store=False)`` then reads the shipped results only).
+    OSError when the file is there but cannot be read."""
+    p = Path(path) if path is not None else default_path()
+    return Store(p) if p.exists() else False
 
 
 def train_runs(store: "Store", ids=None, status: str | None = "done", with_metrics: bool = True) -> list[dict]:
@@ -325,12 +383,3 @@ def train_runs(store: "Store", ids=None, status: str | None = "done", with_metri
                 d["metrics"].setdefault(m["name"], []).append([m["step"], m["value"]])
         out.append(d)
     return out
-def for_reading(path=None):
-    """The runs store at `path` (default: the reader's own, :func:`default_path`) opened to
-    read: a :class:`Store`, or False when there is none yet (reading never creates one;
-    ``gelu_lab.results.latest(store=False)`` then reads the shipped results only).
-    OSError when the file is there but cannot be read."""
-    p = Path(path) if path is not None else default_path()
-    return Store(p) if p.exists() else False
-
-
