@@ -56,3 +56,45 @@ def test_importing_gelu_lab_does_not_need_torch():
     code = "import sys; sys.modules['torch'] = None; import gelu_lab, numpy as np; print(float(gelu_lab.gelu(np.float32(2))))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().startswith("1.954")
+
+
+def test_native_table_has_every_activation_of_the_registry():
+    from gelu_lab import activations
+    from gelu_lab import torch as gtorch
+
+    assert list(gtorch.NATIVE) == activations.names()
+    with pytest.raises(ValueError, match="no torch form"):
+        gtorch.native("quick_gelu")  # canonical names only: aliases are the registry's business
+
+
+def test_the_torch_forms_come_from_one_table(monkeypatch):
+    """The model, the BERT probe's swaps, accuracy's torch:NAME and bench's torch cases all build from gelu_lab.torch.NATIVE."""
+    from gelu_lab import torch as gtorch
+    from gelu_lab.analysis import accuracy, bench
+    from gelu_lab.nn.model import torch_activation
+    from gelu_lab.nn.probe import SWAPS
+
+    calls = []
+
+    class Marked(torch.nn.Module):
+        def forward(self, x):
+            calls.append(x.numel())
+            return gtorch.sigmoid_form(x)
+
+    monkeypatch.setitem(gtorch.NATIVE, "gelu_sigmoid", Marked)
+    assert isinstance(torch_activation("quick_gelu"), Marked)
+    assert isinstance(SWAPS["gelu_sigmoid"](), Marked)
+    x = np.linspace(-1.0, 1.0, 5)
+    accuracy.resolve("torch:gelu_sigmoid")(x)
+    accuracy.resolve("torch:gelu_sigmoid_grad")(x)
+    bench.CASES["torch:sigmoid:fwd+bwd"].setup(8)()
+    assert calls == [5, 5, 8]
+
+
+def test_sigmoid_form_into_out_is_the_same():
+    from gelu_lab import torch as gtorch
+
+    x = torch.linspace(-9, 9, 1001)
+    out = torch.empty_like(x)
+    assert gtorch.sigmoid_form(x, out=out) is out
+    assert torch.equal(out, gtorch.sigmoid_form(x)) and torch.equal(out, x * torch.sigmoid(1.702 * x))

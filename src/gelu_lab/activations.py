@@ -67,7 +67,12 @@ def _ufunc(f64):
     return fn
 
 
-def _gelu_form(approximate):
+# the registry's GELU forms -> core's `approximate`
+APPROXIMATE = {"gelu": "none", "gelu_tanh": "tanh", "gelu_sigmoid": "sigmoid"}
+
+
+def _gelu_form(name):
+    approximate = APPROXIMATE[name]
     return (
         lambda x, *, out=None: g.gelu(x, approximate, out=out),
         lambda x, *, out=None: g.gelu_grad(x, approximate, out=out),
@@ -160,17 +165,17 @@ def _leaky_grad(x):
 
 def _registry():
     acts = [
-        Activation("gelu", *_gelu_form("none"), r"x\,\Phi(x)", {"zh": "GELU（精确）", "en": "GELU (exact)"}, "gelu"),
+        Activation("gelu", *_gelu_form("gelu"), r"x\,\Phi(x)", {"zh": "GELU（精确）", "en": "GELU (exact)"}, "gelu"),
         Activation(
             "gelu_tanh",
-            *_gelu_form("tanh"),
+            *_gelu_form("gelu_tanh"),
             r"\tfrac12 x\left(1+\tanh\!\left(\sqrt{2/\pi}\,(x+0.044715x^3)\right)\right)",
             {"zh": "GELU（tanh 近似）", "en": "GELU (tanh approx.)"},
             "gelu",
         ),
         Activation(
             "gelu_sigmoid",
-            *_gelu_form("sigmoid"),
+            *_gelu_form("gelu_sigmoid"),
             r"x\,\sigma(1.702x)",
             {"zh": "GELU（sigmoid 近似）", "en": "GELU (sigmoid approx.)"},
             "gelu",

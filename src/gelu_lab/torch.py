@@ -2,11 +2,16 @@
 
     gelu_lab.gelu(t), gelu_lab.gelu_grad(t), gelu_lab.gelu_grad2(t)  (tensors in, tensors out)
     gelu_lab.torch.GELU(approximate="none" | "tanh" | "sigmoid")      drop-in for torch.nn.GELU
+    gelu_lab.torch.native(name)                                       torch's own kernel of an activation
 
 Values are computed by the NumPy core (so the exact form is correctly rounded
 in float32, bfloat16 and float16) on the CPU and returned on the tensor's
 device. The backward of ``gelu`` is ``grad_out * gelu_grad(x)`` and the
 backward of that uses ``gelu_grad2``, so double backward works too.
+
+``NATIVE`` is the one table of every activation of :mod:`gelu_lab.activations`
+as torch's own kernels (fast, not correctly rounded); the small Transformer,
+the BERT probe's swaps, ``accuracy`` (``torch:NAME``) and ``bench`` build from it.
 Importing this module needs torch; importing ``gelu_lab`` does not.
 """
 
@@ -17,6 +22,7 @@ import torch
 from torch import nn
 
 from .floats import bfloat16
+from .numerics import SIGMOID_BETA
 
 _TO_NUMPY = {torch.float16: np.float16, torch.float32: np.float32, torch.float64: np.float64}
 
@@ -105,3 +111,43 @@ class GELU(nn.Module):
 
     def extra_repr(self) -> str:
         return f"approximate={self.approximate!r}"
+
+
+def sigmoid_form(x: torch.Tensor, *, out: torch.Tensor | None = None) -> torch.Tensor:
+    """x sigmoid(1.702 x) by torch's own kernels (Hugging Face ``quick_gelu``).
+
+    out: a tensor of x's shape and dtype to write into (and to use for the
+    intermediate sigmoid), for timing without allocation.
+    """
+    if out is None:
+        return x * torch.sigmoid(SIGMOID_BETA * x)
+    return torch.mul(x, torch.sigmoid(torch.mul(x, SIGMOID_BETA, out=out), out=out), out=out)
+
+
+class SigmoidGELU(nn.Module):
+    """x sigmoid(1.702 x), the sigmoid form of GELU, by torch's own kernels."""
+
+    def forward(self, x):
+        return sigmoid_form(x)
+
+
+# canonical names of gelu_lab.activations -> a factory of torch's own nn.Module
+NATIVE = {
+    "gelu": lambda: nn.GELU(),
+    "gelu_tanh": lambda: nn.GELU(approximate="tanh"),
+    "gelu_sigmoid": SigmoidGELU,
+    "relu": nn.ReLU,
+    "sigmoid": nn.Sigmoid,
+    "silu": nn.SiLU,
+    "elu": nn.ELU,
+    "softplus": nn.Softplus,
+    "mish": nn.Mish,
+    "leaky_relu": lambda: nn.LeakyReLU(0.01),  # activations.LEAKY_SLOPE
+}
+
+
+def native(name: str) -> nn.Module:
+    """A new nn.Module computing activation `name` (a canonical registry name) by torch's own kernels."""
+    if name not in NATIVE:
+        raise ValueError(f"no torch form of {name!r}; choose from {', '.join(NATIVE)}")
+    return NATIVE[name]()

