@@ -29,22 +29,15 @@ report, the claims and the CLI only read, through :func:`latest`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import shipped
+from .result import Result
 from .store import Store, default_path, train_runs
 
+__all__ = ["KINDS", "Result", "latest"]
 KINDS = ("accuracy", "bench", "probe", "train")
 _RESULT = {"accuracy": "summary", "bench": "rows", "probe": "probe"}  # the stored result a kind's runs hold
-
-
-@dataclass(frozen=True)
-class Result:
-    value: object  # what was measured
-    provenance: dict  # how, where and when (command, versions, CPU, date)
-    source: str  # "store": the reader's runs store; "shipped": gelu_lab/data
-    run: dict | None = field(default=None, compare=False)  # the run row (id, kind, key, config, ...), when known
 
 
 def _accuracy_all(s: Store) -> list[dict]:

@@ -20,6 +20,8 @@ import functools
 import json
 from pathlib import Path
 
+from .result import Result
+
 DATA = Path(__file__).parents[1] / "data"
 PATH = DATA / "measured.json"
 FILES = {"accuracy": "measured.json", "bench": "measured.json", "train": "ffn_results.json", "probe": "bert_probe.json"}
@@ -37,8 +39,6 @@ def doc(name: str) -> dict:
 
 def result(kind: str, key: str | None = None):
     """The shipped result of `kind` (see gelu_lab.results.latest), or None."""
-    from . import Result
-
     d = doc(FILES[kind])
     if kind == "accuracy":
         sweeps = d.get("accuracy", {})
