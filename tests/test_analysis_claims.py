@@ -1,7 +1,9 @@
-"""Claims: each verdict and figure recomputed independently (mpmath, brute-force grids, a fake store)."""
+"""Claims: each verdict and figure recomputed independently (mpmath, brute-force grids, a fake
+store, the shipped files read directly); the words of every check in both languages."""
 
 import json
 import math
+import re
 
 import mpmath
 import numpy as np
@@ -10,7 +12,10 @@ import torch
 from scipy import special
 
 from gelu_lab.analysis import claims
+from gelu_lab.app import content
+from gelu_lab.app.claim_words import words
 from gelu_lab.cli import main
+from gelu_lab.results import shipped
 from gelu_lab.results.store import Store
 
 
@@ -102,44 +107,128 @@ def _fake_train_run(st, activation, shares):
     st.set_status(rid, "done")
 
 
-def test_relu_half_dead_reads_the_store(tmp_path):
-    assert claims.check("relu_half_dead", None)["verdict"] == "untested"
+def _no_shipped(monkeypatch, kind):
+    real = shipped.result
+    monkeypatch.setattr(shipped, "result", lambda k, key=None: None if k == kind else real(k, key))
+
+
+def _shipped_dead_shares():
+    """(mean, worst layer) of the last-step dead shares of the shipped ReLU runs, from the file itself."""
+    per_run = []
+    for run in shipped.doc("ffn_results.json")["runs"]:
+        if run["config"]["activation"] != "relu":
+            continue
+        layers = {k: v for k, v in run["metrics"].items() if k.endswith(".dead")}
+        last = max(s for v in layers.values() for s, _ in v)
+        per_run.append([x for v in layers.values() for s, x in v if s == last])
+    return float(np.mean([np.mean(v) for v in per_run])), max(max(v) for v in per_run)
+
+
+def test_relu_half_dead_reads_the_store_else_the_shipped_runs(tmp_path, monkeypatch):
+    # a fresh install: the shipped FFN runs have dead-unit metrics, so the claim has a verdict
+    # (it read "untested" before results.latest), labelled as shipped with the run's provenance
+    mean, worst = _shipped_dead_shares()
+    r = claims.check("relu_half_dead", False)
+    assert r["source"] == "shipped" and r["provenance"]["processor"] and r["provenance"]["date"]
+    assert r["verdict"] == ("true" if worst > 0.5 else "false")
+    assert r["figures"]["mean_dead_share"] == pytest.approx(mean) and r["figures"]["max_layer_dead_share"] == pytest.approx(worst)
+    assert r["how"] == claims.TRAIN_HOW  # how to measure it here
     with Store(tmp_path / "s.sqlite") as st:
-        r = claims.check("relu_half_dead", st)
-        assert r["verdict"] == "untested" and r["how"].startswith("gelu-lab train")
+        assert claims.check("relu_half_dead", st)["source"] == "shipped"  # an empty store: still the shipped runs
         _fake_train_run(st, "gelu", [0.9, 0.9])  # not ReLU: ignored
         _fake_train_run(st, "relu", [0.01, 0.03])
-        r = claims.check("relu_half_dead", st)
-        assert r["verdict"] == "false"
+        r = claims.check("relu_half_dead", st)  # the reader's own runs come first
+        assert r["verdict"] == "false" and r["source"] == "store"
         assert r["figures"]["mean_dead_share"] == pytest.approx(0.02)
         assert r["figures"]["max_layer_dead_share"] == pytest.approx(0.03)
         _fake_train_run(st, "relu", [0.2, 0.7])
         assert claims.check("relu_half_dead", st)["verdict"] == "true"
+    _no_shipped(monkeypatch, "train")
+    r = claims.check("relu_half_dead", False)
+    assert r["verdict"] == "untested" and r["how"].startswith("gelu-lab train")
 
 
-def test_tanh_speed_claim_reports_ratios():
-    r = claims.check("tanh_much_faster")
-    assert r["verdict"] == "depends"
+def _bench_rows(ratios: dict, n=1 << 20, threads=2):
+    rows = []
+    for name, ratio in ratios.items():
+        rows += [{"case": f"{name}:erf", "n": n, "threads": threads, "gelem_s": 1.0},
+                 {"case": f"{name}:tanh", "n": n, "threads": threads, "gelem_s": ratio}]
+    return rows + [{"case": "numpy:tanh", "n": 10, "threads": 1, "gelem_s": 99.0}, {"case": "numpy:erf", "n": 10, "threads": 1, "gelem_s": 1.0}]
+
+
+def test_tanh_speed_claim_reads_the_newest_bench_run(tmp_path, monkeypatch):
+    # shipped: the ratios of the shipped run at its largest size and most threads, from the file itself
+    b = shipped.doc("measured.json")["bench"]
+    n = max(r["n"] for r in b["rows"])
+    t = max(r["threads"] for r in b["rows"] if r["n"] == n)
+    at = {r["case"]: r["gelem_s"] for r in b["rows"] if r["n"] == n and r["threads"] == t}
+    r = claims.check("tanh_much_faster", False)
+    assert (r["verdict"], r["source"], r["figures"]["n"], r["figures"]["threads"]) == ("depends", "shipped", n, t)
+    assert r["provenance"] == b["run"]["provenance"]
+    for pair, ratio in r["figures"]["ratios"].items():
+        num, den = pair.split(" / ")
+        assert ratio == pytest.approx(at[num] / at[den]) and num in claims.LIVE_CASES
+    assert r["how"] == "gelu-lab bench"
+    with Store(tmp_path / "s.sqlite") as st:  # the reader's newest run comes first
+        rid = st.start_run("bench", "k", {})
+        st.put_result(rid, "rows", _bench_rows({"numpy": 3.0, "torch": 1.6}))
+        st.set_status(rid, "done")
+        r = claims.check("tanh_much_faster", st)
+        assert r["source"] == "store" and r["figures"]["ratios"] == {"numpy:tanh / numpy:erf": 3.0, "torch:tanh / torch:erf": 1.6}
+        assert r["figures"]["holds_for_every_backend"] and r["note"] == "note.tanh_much_faster.holds"
+    _no_shipped(monkeypatch, "bench")
+    r = claims.check("tanh_much_faster", False)
+    assert r["verdict"] == "untested" and r["how"] == "gelu-lab bench"
+
+
+def test_tanh_speed_claim_measured_now():
+    r = claims.check("tanh_much_faster", measure=True)
+    assert r["verdict"] == "depends" and r["source"] == "measured" and r["provenance"]["processor"]
     ratios = r["figures"]["ratios"]
     assert "torch:tanh / torch:erf" in ratios and all(v > 0 for v in ratios.values())
-    assert r["figures"]["true_on_this_machine"] == all(v >= claims.MUCH_FASTER for v in ratios.values())
+    assert r["figures"]["holds_for_every_backend"] == all(v >= claims.MUCH_FASTER for v in ratios.values())
+
+
+def test_computed_verdicts_are_computed_once_per_process(tmp_path):
+    a, b = claims.check("monotonic"), claims.check("monotonic", tmp_path / "none.sqlite")
+    assert a == b and a["figures"] is b["figures"] and a["source"] == "computed" and a["provenance"] is None
+    assert all(claims.CLAIMS[c].reads is None for c in ("values", "random", "tanh_error_below_0.003", "quick_gelu_is_silu"))
 
 
 def test_every_claim_has_both_languages():
     assert len(claims.CLAIMS) >= 12
-    for c in claims.CLAIMS.values():
-        assert c.text["zh"] and c.text["en"] and c.text["zh"] != c.text["en"]
+    zh, en = content.text("zh", "misconceptions"), content.text("en", "misconceptions")
+    for cid in claims.CLAIMS:
+        assert zh[f"claim.{cid}"] and en[f"claim.{cid}"] and zh[f"claim.{cid}"] != en[f"claim.{cid}"]
+
+
+@pytest.mark.parametrize("lang", content.LANGS)
+def test_every_check_is_said_with_no_unfilled_placeholder(lang, monkeypatch):
+    results = claims.check_all(False)
+    for kind in ("train", "bench"):  # the notes of the untested measurements too
+        _no_shipped(monkeypatch, kind)
+    results += [claims.check(c, False) for c in ("relu_half_dead", "tanh_much_faster")]
+    for res in results:
+        said = words(res, lang)
+        for part in ("text", "note", "source"):
+            assert said[part] and not re.search(r"\{\w+\}", said[part]), (res["id"], part, said[part])
+    computed = words(claims.check("values"), lang)  # no run to name
+    assert computed["source"] == content.text(lang, "misconceptions")["source.computed"]
 
 
 def test_cli_json_and_text(capsys, tmp_path):
     assert main(["claims", "--id", "values", "--id", "relu_half_dead", "--store", str(tmp_path / "none.sqlite"), "--format", "json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert [c["id"] for c in d["claims"]] == ["values", "relu_half_dead"]
-    assert d["claims"][1]["verdict"] == "untested"
+    assert d["claims"][1]["source"] == "shipped" and d["claims"][1]["verdict"] == claims.check("relu_half_dead", False)["verdict"]
+    assert d["claims"][0]["text"]["en"] == content.text("en", "misconceptions")["claim.values"] and d["claims"][0]["note"]["zh"]
     assert not (tmp_path / "none.sqlite").exists()  # reading claims never creates a store
     assert main(["claims", "--id", "monotonic", "--lang", "zh"]) == 0
     out = capsys.readouterr().out
     assert "单调" in out and "false" in out
+    assert main(["claims", "--id", "tanh_much_faster", "--store", str(tmp_path / "none.sqlite")]) == 0
+    out = capsys.readouterr().out
+    assert "depends" in out and content.fill(content.text("en", "misconceptions")["source.shipped"], date="2026-11-30", cpu="AMD EPYC") in out
 
 
 @pytest.mark.parametrize("argv", [["claims", "--id", "nope"], ["claims", "--lang", "fr"], ["claims", "--format", "xml"]])

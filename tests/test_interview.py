@@ -281,3 +281,24 @@ def test_content_has_every_question_in_both_languages():
         for t in (en, zh):
             filled = content.fill(t[f"a.{qid}"], n="1", **said)
             assert not re.findall(r"\{[a-z_0-9]+\}", filled), (qid, re.findall(r"\{[a-z_0-9]+\}", filled))
+
+
+def test_a_check_is_computed_once_per_process(monkeypatch):
+    """Its figures depend only on gelu_lab and the installed packages: a second Check (another
+    click, another reader) is answered from the first, each caller with rows of its own."""
+    import dataclasses
+
+    calls = []
+    q = iv.QUESTIONS["relu_gap"]
+    monkeypatch.setitem(iv.QUESTIONS, "relu_gap", dataclasses.replace(q, compute=lambda: calls.append(1) or q.compute()))
+    iv._checked.cache_clear()
+    iv.values.cache_clear()
+    try:
+        a, b = iv.check("relu_gap"), iv.check("relu_gap")
+        assert a == b and a is not b and len(calls) == 1
+        a[0]["value"] = None
+        assert iv.check("relu_gap")[0]["value"] == computed("relu_gap")["gap"]
+        assert iv.compute("relu_gap") and len(calls) == 2  # compute() is "computed now"
+    finally:
+        iv._checked.cache_clear()
+        iv.values.cache_clear()

@@ -1,8 +1,9 @@
 """The numbers behind the Interview questions page, each computed when asked.
 
     QUESTIONS              question id -> Question(id, quantities, compute); page order
-    check(qid)             -> [{"key", "value", "stated", "agrees"}], computed now
-    values(qid)            -> {key: value}, computed once per process (the answer texts)
+    check(qid)             -> [{"key", "value", "stated", "agrees"}], computed once per process
+    values(qid)            -> {key: value}, the quick part, computed once per process (the answer texts)
+    compute(qid)           -> {key: value}, computed now
     agrees(value, stated)  -> True / False / None (nothing stated)
 
 An answer quotes a figure the way an interviewee would ("GELU'(0) = 0.5", "the
@@ -386,10 +387,18 @@ def values(qid: str) -> dict:
 
 
 def check(qid: str) -> list[dict]:
-    """Each quantity of the question: its computed value, the stated figure and whether they agree."""
+    """Each quantity of the question: its computed value, the stated figure and whether they agree.
+
+    Every value depends only on gelu_lab and the installed packages, so it is computed once
+    per process (the quick part shared with :func:`values`); each call gets its own rows."""
+    return [dict(r) for r in _checked(qid)]
+
+
+@functools.cache
+def _checked(qid: str) -> tuple[dict, ...]:
     q = _question(qid)
-    v = compute(qid)
-    return [{"key": s.key, "value": v[s.key], "stated": s.stated, "agrees": agrees(v[s.key], s.stated), "fmt": s.fmt} for s in q.quantities]
+    v = {**values(qid), **(q.slow() if q.slow else {})}
+    return tuple({"key": s.key, "value": v[s.key], "stated": s.stated, "agrees": agrees(v[s.key], s.stated), "fmt": s.fmt} for s in q.quantities)
 
 
 def show(value, fmt: str) -> str:

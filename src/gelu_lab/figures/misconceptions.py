@@ -3,14 +3,19 @@
 Three shapes cover every claim: curves with marked points (values, the minimum,
 error curves against a threshold), bars against a threshold (speed ratios, dead
 shares) and a placeholder that says why there is nothing to draw yet.
+``evidence_figure(claim_id, figures, t)`` draws a claim's evidence in the shape it takes.
 """
 
 from __future__ import annotations
 
 import textwrap
 
+import numpy as np
 import plotly.graph_objects as go
 
+from .. import activations
+from ..analysis.claims import ERROR_BOUND
+from ..analysis.errors import error_curves
 from . import COLORS, NEUTRAL, axis, figure
 
 HEIGHT = 290
@@ -59,3 +64,86 @@ def placeholder_figure(text: str) -> go.Figure:
                   # an annotation does not wrap itself: lines of at most 60 characters
                   annotations=[{"text": "<br>".join(textwrap.wrap(text, 60)), "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5, "showarrow": False,
                                 "font": {"size": 13, "color": NEUTRAL}}])
+
+
+# --- the figure of each claim's evidence (gelu_lab.analysis.claims) --------------------------
+
+
+def _gelu_curve(lo, hi, n=301):
+    x = np.linspace(lo, hi, n)
+    return x, activations.get("gelu").fn(x)
+
+
+def _values(f, t):
+    x, y = _gelu_curve(-3, 3)
+    pts = [(2.0, f["gelu(2)"], f"{f['gelu(2)']:.4f}"), (0.0, f["gelu(0)"], "0"), (-2.0, f["gelu(-2)"], f"{f['gelu(-2)']:.4f}")]
+    slope = f["gelu'(0)"]
+    return curves_figure(x, [("GELU(x)", y, "gelu"), (f"{slope:g}·x", slope * x, "relu")],
+                         {"title": t["fig.values"], "x": "x", "y": "y"}, points=pts)
+
+
+def _monotonic(f, t):
+    x, y = _gelu_curve(-4, 1)
+    return curves_figure(x, [("GELU(x)", y, "gelu"), ("GELU′(x)", activations.get("gelu").grad(x), "relu")],
+                         {"title": t["fig.monotonic"], "x": "x", "y": "y"}, points=[(f["argmin"], f["min"], f"({f['argmin']:.3f}, {f['min']:.3f})")])
+
+
+def _random(f, t):
+    return bars_figure([t["fig.mc"], "GELU(1)"], [f["mc_mean_x1"], f["gelu(1)"]], {"title": t["fig.random"], "y": "y"})
+
+
+def _error(form):
+    def fig(f, t):
+        c = error_curves(form, interval=tuple(f["interval"]))
+        step = max(1, len(c.x) // 800)  # a card's figure needs no more points than pixels
+        return curves_figure(
+            c.x[::step], [(f"|{t['names'][c.approx]} − GELU|", c.abs_error[::step], c.approx)],
+            {"title": t["fig.error"], "x": "x", "y": "|error|"},
+            points=[(m["x"], m["abs_error"], f"{m['abs_error']:.2e}") for m in f["maxima"]], threshold=(ERROR_BOUND, f"{ERROR_BOUND:g}"))
+
+    return fig
+
+
+def _speed(f, t):
+    return bars_figure(list(f["ratios"]), list(f["ratios"].values()), {"title": t["fig.speed"], "y": t["fig.speed.y"]},
+                       threshold=(f["threshold"], f"{f['threshold']:g}×"), color="gelu_tanh")
+
+
+def _limit(f, t):
+    return curves_figure(f["scales"], [("max |GELU(s·x)/s − ReLU(x)|", f["sup_abs_diff"], "gelu")],
+                         {"title": t["fig.limit"], "x": "s", "y": ""}, log_x=True, log_y=True)
+
+
+def _infinity(f, t):
+    return curves_figure(list(f["x"]), [("|GELU(−x) − ReLU(−x)|", list(f["abs_diff_at_-x"]), "gelu")],
+                         {"title": t["fig.infinity"], "x": "x", "y": ""}, log_y=True)
+
+
+def _quick(f, t):
+    x = np.linspace(-4, 4, 321)
+    return curves_figure(x, [(t["names"][n], activations.get(n).fn(x), n) for n in QUICK],
+                         {"title": t["fig.quick"], "x": "x", "y": "y"})
+
+
+def _dead(f, t):
+    runs = f.get("runs") or []
+    return bars_figure([f"run {r['run_id']}" for r in runs], [r["max_layer_share"] for r in runs],
+                       {"title": t["fig.dead"], "y": t["fig.dead.y"]}, threshold=(0.5, "1/2"), color="relu")
+
+
+QUICK = ("gelu_sigmoid", "silu", "gelu")  # the activations the quick-GELU figure draws
+NAMED = ("gelu_tanh", "gelu_sigmoid", "silu", "gelu")  # the activations whose labels t["names"] must hold
+_FIGURES = {
+    "values": _values, "monotonic": _monotonic, "random": _random,
+    "tanh_error_below_0.003": _error("tanh"), "sigmoid_error_below_0.003": _error("sigmoid"),
+    "tanh_much_faster": _speed, "tends_to_relu": _limit, "relu_at_infinity": _infinity,
+    "quick_gelu_is_silu": _quick, "relu_half_dead": _dead,
+}
+
+
+def evidence_figure(claim_id: str, figures: dict, t: dict) -> go.Figure | None:
+    """The figure of a claim's evidence (``claims.check(...)["figures"]``), or None when the
+    evidence is its numbers only. t: the fig.* words of the Misconceptions page and
+    "names", {activation: label} for NAMED."""
+    fn = _FIGURES.get(claim_id)
+    return None if fn is None else fn(figures, t)

@@ -1,43 +1,39 @@
-"""Misconceptions: one card per claim of :mod:`gelu_lab.analysis.claims`, checked now.
+"""Misconceptions: one card per claim of :mod:`gelu_lab.analysis.claims`, checked when drawn.
 
-A card shows the claim (its text comes from the claims registry, in both
-languages: one source), the verdict ``check()`` computes, the evidence as
-numbers and a small figure. Verdicts are computed per card after the page is
-drawn (one request each, so a slow one does not hold up the rest), again on
-"check again", and again when a background run a claim needs has finished. A
-claim whose evidence is a timing of this machine (ON_DEMAND) is measured only
-when the reader asks: a benchmark is not work to repeat on every page view. A claim that needs an FFN training run offers
-to start it (:mod:`gelu_lab.nn.train_job`, a separate process) and shows its progress.
+A card shows the claim, the verdict ``check()`` gives, where its evidence comes
+from (computed by gelu_lab, or a measurement: the reader's runs store, else the
+one shipped with gelu_lab, with its date and CPU), the evidence as numbers and a
+small figure (:func:`gelu_lab.figures.misconceptions.evidence_figure`); the words
+are :mod:`gelu_lab.app.claim_words`. Verdicts are filled per card after the page is
+drawn (one request each, so a slow one does not hold up the rest), again on "check
+again", and again when a background run a claim needs has finished. A claim whose
+evidence is a measurement says how to make it on this machine; one that needs an
+FFN training run offers to start it (:mod:`gelu_lab.nn.train_job`, a separate
+process) and shows its progress.
 """
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 from dash import MATCH, Input, Output, State, callback, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 from flask import has_request_context
 
-from ... import activations
 from ...analysis import claims as C
-from ...analysis.errors import error_curves
 from ...figures import misconceptions as figs
 from ...nn import train_job as jobs
 from ...results.printing import fmt_number
 from ...results.store import default_path
 from .. import content
+from ..claim_words import words
 from ..components import graph, md
 
-LIVE = True  # the layout shows the measurement store and the on-demand benchmark: the shell renders it anew for every load
+LIVE = True  # the layout shows the measurement store: the shell renders it anew for every load
 PARAMS = []
 # claims whose evidence is FFN training runs in the runs store: the activation a run needs
 TRAINING = {"relu_half_dead": "relu"}
 RUN = {"preset": "quick", "steps": 600, "fc_init_std": 0.02}  # the shipped experiment (FFN page), one more seed
 TICK_MS = 1500
-CACHE_S = 300.0
-_CACHE: dict[str, tuple] = {}  # claim id -> (store signature, monotonic time, result)
-ON_DEMAND = ("tanh_much_faster",)  # its evidence is a benchmark (seconds, both cores): run on a click
 
 
 def _id(kind: str, cid: str) -> dict:
@@ -46,112 +42,6 @@ def _id(kind: str, cid: str) -> dict:
 
 def _slug(cid: str) -> str:
     return cid.replace(".", "_")
-
-
-def _store_signature(path) -> tuple:
-    """What a stored result depends on: the store file and its write-ahead log (WAL mode), as they are now."""
-    out = [str(path)]
-    for p in (path, path.with_name(path.name + "-wal")):
-        try:
-            out.append(p.stat().st_mtime_ns)
-        except OSError:
-            out.append(None)
-    return tuple(out)
-
-
-def check(cid: str, fresh: bool = True) -> dict:
-    """check(cid) against the reader's runs store (None when there is none: reading never creates one).
-
-    fresh=False may answer from the last computation if it is under CACHE_S old and the
-    store has not changed since: a page opened twice, or warmed at server start, need not
-    recompute twelve claims; "check again" and a finished run always do.
-    """
-    from ...results.store import Store
-
-    path = default_path()
-    sig, hit = _store_signature(path), _CACHE.get(cid)
-    if not fresh and hit and hit[0] == sig and time.monotonic() - hit[1] < CACHE_S:
-        return hit[2]
-    if not path.exists():
-        res = C.check(cid, None)
-    else:
-        with Store(path) as s:
-            res = C.check(cid, s)
-    _CACHE[cid] = (sig, time.monotonic(), res)
-    return res
-
-
-# --- evidence -> figure --------------------------------------------------------------
-
-
-def _gelu_curve(lo, hi, n=301):
-    x = np.linspace(lo, hi, n)
-    return x, activations.get("gelu").fn(x)
-
-
-def _fig_values(f, t):
-    x, y = _gelu_curve(-3, 3)
-    pts = [(2.0, f["gelu(2)"], f"{f['gelu(2)']:.4f}"), (0.0, f["gelu(0)"], "0"), (-2.0, f["gelu(-2)"], f"{f['gelu(-2)']:.4f}")]
-    slope = f["gelu'(0)"]
-    return figs.curves_figure(x, [("GELU(x)", y, "gelu"), (f"{slope:g}·x", slope * x, "relu")],
-                              {"title": t["fig.values"], "x": "x", "y": "y"}, points=pts)
-
-
-def _fig_monotonic(f, t):
-    x, y = _gelu_curve(-4, 1)
-    return figs.curves_figure(x, [("GELU(x)", y, "gelu"), ("GELU′(x)", activations.get("gelu").grad(x), "relu")],
-                              {"title": t["fig.monotonic"], "x": "x", "y": "y"}, points=[(f["argmin"], f["min"], f"({f['argmin']:.3f}, {f['min']:.3f})")])
-
-
-def _fig_random(f, t):
-    return figs.bars_figure([t["fig.mc"], "GELU(1)"], [f["mc_mean_x1"], f["gelu(1)"]], {"title": t["fig.random"], "y": "y"})
-
-
-def _fig_error(form):
-    def fig(f, t):
-        c = error_curves(form, interval=tuple(f["interval"]))
-        step = max(1, len(c.x) // 800)  # a card's figure needs no more points than pixels
-        return figs.curves_figure(
-            c.x[::step], [(f"|{activations.get(c.approx).label(t['lang'])} − GELU|", c.abs_error[::step], c.approx)],
-            {"title": t["fig.error"], "x": "x", "y": "|error|"},
-            points=[(m["x"], m["abs_error"], f"{m['abs_error']:.2e}") for m in f["maxima"]], threshold=(C.ERROR_BOUND, f"{C.ERROR_BOUND:g}"))
-
-    return fig
-
-
-def _fig_speed(f, t):
-    return figs.bars_figure(list(f["ratios"]), list(f["ratios"].values()), {"title": t["fig.speed"], "y": t["fig.speed.y"]},
-                            threshold=(f["threshold"], f"{f['threshold']:g}×"), color="gelu_tanh")
-
-
-def _fig_limit(f, t):
-    return figs.curves_figure(f["scales"], [("max |GELU(s·x)/s − ReLU(x)|", f["sup_abs_diff"], "gelu")],
-                              {"title": t["fig.limit"], "x": "s", "y": ""}, log_x=True, log_y=True)
-
-
-def _fig_infinity(f, t):
-    return figs.curves_figure(list(f["x"]), [("|GELU(−x) − ReLU(−x)|", list(f["abs_diff_at_-x"]), "gelu")],
-                              {"title": t["fig.infinity"], "x": "x", "y": ""}, log_y=True)
-
-
-def _fig_quick(f, t):
-    x = np.linspace(-4, 4, 321)
-    return figs.curves_figure(x, [(activations.get(n).label(t["lang"]), activations.get(n).fn(x), n) for n in ("gelu_sigmoid", "silu", "gelu")],
-                              {"title": t["fig.quick"], "x": "x", "y": "y"})
-
-
-def _fig_dead(f, t):
-    runs = f.get("runs") or []
-    return figs.bars_figure([f"run {r['run_id']}" for r in runs], [r["max_layer_share"] for r in runs],
-                            {"title": t["fig.dead"], "y": t["fig.dead.y"]}, threshold=(0.5, "1/2"), color="relu")
-
-
-FIGURES = {
-    "values": _fig_values, "monotonic": _fig_monotonic, "random": _fig_random,
-    "tanh_error_below_0.003": _fig_error("tanh"), "sigmoid_error_below_0.003": _fig_error("sigmoid"),
-    "tanh_much_faster": _fig_speed, "tends_to_relu": _fig_limit, "relu_at_infinity": _fig_infinity,
-    "quick_gelu_is_silu": _fig_quick, "relu_half_dead": _fig_dead,
-}
 
 
 # --- a card ---------------------------------------------------------------------------
@@ -178,17 +68,16 @@ def numbers(figures: dict) -> html.Table:
 
 
 def evidence(res: dict, lang: str, t: dict):
-    """(verdict text, verdict class, note, numbers, figure, how) for one check() result."""
-    v = res["verdict"]
-    fig_fn = FIGURES.get(res["id"])
-    if v == "untested" or fig_fn is None:
+    """(verdict text, verdict class, note, source, numbers, figure, how) for one check() result."""
+    v, said = res["verdict"], words(res, lang)
+    fig = None if v == "untested" else figs.evidence_figure(res["id"], res["figures"], {**t, "names": {n: content.label(n, lang) for n in figs.NAMED}})
+    if fig is None:
         fig = figs.placeholder_figure(t["fig.none." + ("untested" if v == "untested" else "numbers")])
-    else:
-        fig = fig_fn(res["figures"], {**t, "lang": lang})
     how = ""
-    if v == "untested" and res.get("how"):
-        how = html.Div([html.Span(t["how"] + " "), html.Code(res["how"], className="how-cmd")])
-    return t[f"verdict.{v}"], f"verdict-tag verdict-{v}", res["note"][lang], numbers(res["figures"]) if res["figures"] else "", fig, how
+    if res.get("how") and (v == "untested" or C.CLAIMS[res["id"]].reads):  # a measurement: how to make one here
+        how = html.Div([html.Span(t["how" if v == "untested" else "how.measured"] + " "), html.Code(res["how"], className="how-cmd")])
+    nums = numbers(res["figures"]) if res["figures"] else ""
+    return t[f"verdict.{v}"], f"verdict-tag verdict-{v}", said["note"], said["source"], nums, fig, how
 
 
 def _job_text(st, t) -> tuple[int, int, str, bool]:
@@ -223,20 +112,19 @@ def run_box(cid: str, t: dict):
 
 def card(cid: str, lang: str, t: dict, res: dict | None = None):
     """A claim's card: filled from `res` (a check() result), or waiting for its callback."""
-    claim = C.CLAIMS[cid]
-    state = "idle" if cid in ON_DEMAND else "checking"
     if res is None:
-        label, cls, note, nums, figure, how = t[f"verdict.{state}"], f"verdict-tag verdict-{state}", "", "", figs.placeholder_figure(t[f"fig.{state}"]), ""
+        label, cls, note, source, nums, figure, how = t["verdict.checking"], "verdict-tag verdict-checking", "", "", "", figs.placeholder_figure(t["fig.checking"]), ""
     else:
-        label, cls, note, nums, figure, how = evidence(res, lang, t)
+        label, cls, note, source, nums, figure, how = evidence(res, lang, t)
     fig = graph(f"misc-fig-{_slug(cid)}", figure)
     fig.id = _id("fig", cid)  # a pattern id for the callbacks; the PNG keeps the readable file name
     return html.Section(
         [
-        html.H3(claim.text[lang]),
+        html.H3(t[f"claim.{cid}"]),
         html.Div([html.Span(label, id=_id("verdict", cid), className=cls),
-                  html.Button(t["measure" if cid in ON_DEMAND else "recheck"], id=_id("recheck", cid), n_clicks=0, className="recheck")]),
+                  html.Button(t["recheck"], id=_id("recheck", cid), n_clicks=0, className="recheck")]),
         html.P(note, id=_id("note", cid), className="evidence"),
+        html.P(source, id=_id("source", cid), className="evidence-source muted"),
         html.Div(nums, id=_id("numbers", cid)),
         fig,
         html.Div(how, id=_id("how", cid)),
@@ -251,15 +139,14 @@ def card(cid: str, lang: str, t: dict, res: dict | None = None):
 def layout(state, lang):
     """The cards. In the app they are filled by their callbacks, one request each, once the
     page is drawn; rendered outside a request (the static report, the server's warm-up)
-    they are computed here, so the report has its verdicts and the first visit its cache."""
+    they are computed here."""
     t = content.text(lang, "misconceptions")
     static = not has_request_context()
     return html.Div(
         [
             html.H1(t["title"]),
             md(t["intro"]),
-            html.Div([card(cid, lang, t, check(cid, fresh=False) if static and cid not in ON_DEMAND else None) for cid in C.CLAIMS],
-                     className="claims"),
+            html.Div([card(cid, lang, t, C.check(cid) if static else None) for cid in C.CLAIMS], className="claims"),
         ]
     )
 
@@ -275,6 +162,7 @@ def _text(lang):
     Output(_id("verdict", MATCH), "children"),
     Output(_id("verdict", MATCH), "className"),
     Output(_id("note", MATCH), "children"),
+    Output(_id("source", MATCH), "children"),
     Output(_id("numbers", MATCH), "children"),
     Output(_id("fig", MATCH), "figure"),
     Output(_id("how", MATCH), "children"),
@@ -284,18 +172,19 @@ def _text(lang):
     State("lang", "data"),
 )
 def _check(_refresh, _again, id_, lang):
-    """Runs when the card appears (no prevent_initial_call: computing is the point), on
-    "check again" and when a run the claim needs has finished."""
+    """Runs when the card appears (no prevent_initial_call: checking is the point), on
+    "check again" and when a run the claim needs has finished. A computed verdict is
+    computed once per process (analysis.claims); a measurement is read anew."""
     cid = (id_ or {}).get("claim")
-    if cid not in C.CLAIMS or (cid in ON_DEMAND and ctx.triggered_id is None):  # not asked for yet
+    if cid not in C.CLAIMS:
         raise PreventUpdate
     t = _text(lang)
     lang = lang if lang in content.LANGS else content.DEFAULT_LANG
     try:
-        res = check(cid, fresh=ctx.triggered_id is not None)  # on first draw a recent result will do
+        res = C.check(cid)
     except Exception as e:  # one card says it could not be checked; the page goes on
         msg = content.fill(t["error"], error=f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:200])
-        return t["verdict.error"], "verdict-tag verdict-untested", msg, "", figs.placeholder_figure(msg), ""
+        return t["verdict.error"], "verdict-tag verdict-untested", msg, "", "", figs.placeholder_figure(msg), ""
     return evidence(res, lang, t)
 
 
