@@ -9,9 +9,10 @@ resume a killed sweep):
     gelu-lab bench --sizes 1e3,1e5,1e7 --threads 1,2               (run it on an idle machine)
 
 then writes every finished accuracy summary (keyed like the store) and the
-newest bench run, with their provenance, to src/gelu_lab/data/measured.json:
-what a fresh install shows until the reader's own store holds newer runs
-(gelu_lab.results.shipped).
+newest bench run, with their provenance and no machine path (the store's
+location, any absolute path: gelu_lab.results.store.portable), to
+src/gelu_lab/data/measured.json: what a fresh install shows until the reader's
+own store holds newer runs (gelu_lab.results.latest).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pathlib import Path
 from gelu_lab.analysis import accuracy, bench
 from gelu_lab.app.pages.implementation import IMPLS
 from gelu_lab.results.shipped import PATH
-from gelu_lab.results.store import Store
+from gelu_lab.results.store import Store, portable
 
 
 def gelu_lab(*argv: str) -> None:
@@ -41,8 +42,10 @@ def export(store: Store) -> dict:
         if summary is not None and run["config"]["plan"]["dtype"] == "float32":
             acc[run["key"]] = {**summary, "provenance": run["provenance"]}
     run, rows = store.latest_result(bench.KIND, "rows")
+    if run is not None:  # the run row without its owner (host, boot id, pid: nothing to ship)
+        run = {k: run[k] for k in ("id", "kind", "key", "config", "status", "provenance", "created", "updated")}
     b = None if run is None else {"run": run, "rows": rows, "machine": store.result(run["id"], "machine") or {}}
-    return {"accuracy": acc, "bench": b}
+    return portable({"accuracy": acc, "bench": b})
 
 
 def main(argv=None) -> int:
