@@ -96,11 +96,6 @@ def round_known(y, rel_err, fmt: Format, up_where=None):
     return rounded, undecided
 
 
-def uncertain(y, rel_err: float | np.ndarray, fmt: Format):
-    """True where a value known to within rel_err of y could round either way."""
-    return round_known(y, rel_err, fmt)[1]
-
-
 def round_mpf(t, fmt: Format, tie_up: bool = False) -> float:
     """Round an mpmath number to `fmt` (nearest, ties to even) as a Python float.
 

@@ -16,10 +16,9 @@ no table lookup, so the loop vectorises (numba, AVX2, parallel over threads):
   map turns erfcx's 1/u tail into something a polynomial fits. Coefficients:
   Chebyshev interpolation of SciPy's erfcx, converted to monomials in y (all
   below 0.4, so Horner is stable); K was chosen by scanning.
-* Polynomials run as two Horner chains in t^2: this CPU (Zen 1) splits each
-  256-bit operation in two and has 16 vector registers; two chains keep the
-  multiply-add units busy without spilling (four chains measured 7 % slower,
-  one chain 10 %, Estrin's scheme 3 %).
+* Polynomials run as two Horner chains in t^2: one chain waits on its own
+  latency, and with 16 vector registers more chains spill; two keep the
+  multiply-add units busy.
 * GELU' near its root x0 = -0.75179... is the Taylor series of
   :func:`gelu_lab.numerics.grad_root_series` in (x - x0).
 
@@ -36,10 +35,10 @@ over blocks of BLOCK inputs in parallel: GELU runs FAST over the block, then
 TIGHT on the block's flagged inputs while they are in cache; GELU' runs TIGHT.
 What is left (0.014 % of N(0, 4) data) is returned as a list of indices:
 :mod:`gelu_lab.core` settles it with :func:`gelu_lab.reference.correctly_rounded`
-(libm with a tight bound, then mpmath); this module never imports the reference. Measured (2^24 N(0, 4) inputs, ns per input at 1 / 2 threads): FAST
-alone 7.3 / 3.7, the whole kernel 7.7 / 3.9; settling the flagged inputs after
-a pass over the whole array (flags array, np.flatnonzero, gather, TIGHT,
-scatter) cost 8.0 / 4.35 in all.
+(libm with a tight bound, then mpmath); this module never imports the reference.
+Settling a block's flagged inputs while the block is in cache beats a second
+pass over the whole array (flags, np.flatnonzero, gather, TIGHT, scatter):
+bench/bench_gelu.py measures the kernels.
 Beyond |x| = 15 both functions are their float32 limits (x or -0; 1 or -0).
 The whole float32 range is verified exhaustively by `bench/exhaustive_float32.sh`.
 """
@@ -59,11 +58,9 @@ from . import numerics as nm
 from .rounding import _FLAGS, round_flag
 
 A_CUT = 15.0  # beyond |x| = 15 the float32 results are the limits
-TINY = nm.TINY
 
 _U_MAX = 10.75  # A_CUT / sqrt2 < 10.75
 _ROOT_DEG = 15
-_ROOT_RADIUS = 1.0 / 16
 _LN2 = math.log(2.0)
 
 # kernels are compiled with FMA contraction only: no reassociation, IEEE otherwise
@@ -245,7 +242,7 @@ def _keep(pos, lo, row, crowded):
 
 # The kernels run over blocks of BLOCK inputs (numba's prange): a vectorised
 # pass over the block, then the block's few undecided inputs while it is still
-# in cache (costs in the module docstring). One kernel per function, not one
+# in cache (see the module docstring). One kernel per function, not one
 # taking a Fit: numba unrolls the polynomials (and so vectorises the loop) only
 # for coefficients it sees as constants, i.e. module globals, and caches only
 # module-level functions. The block set-up (lo, xb, ob, fl) is written out in
@@ -280,7 +277,7 @@ def _gelu_grad_rounded(x, i, out, flags):
     y = (q if xi < 0 else 1.0 - q) + xphi
     err = (q + abs(xphi)) * _REL_TIGHT  # absolute: the two terms may cancel
     d = (xi - _ROOT_HI) - _ROOT_LO
-    if abs(d) < _ROOT_RADIUS:
+    if abs(d) < nm.GRAD_ROOT_RADIUS:
         y = _poly(_ROOT_C, d)
         err = abs(y) * 1e-14
     if not abs(xi) < A_CUT:

@@ -37,7 +37,6 @@ over 6 layers then costs 3.5 forward passes, not 6. The sweeps and the
 bfloat16/float16 models (slow without native bf16 matmuls) run on SUBSET = 128
 sentences spread evenly over the input, batched first so their cached batches
 are replayed alone; the statistics and the all-layer swaps use every sentence.
-That keeps the default probe (500 sentences) within two minutes on two cores.
 
 References: W. Wang et al., "MiniLM" (2020); N. Reimers and I. Gurevych,
 "Sentence-BERT" (2019); D. Hendrycks and K. Gimpel, "GELUs" (2016).
@@ -68,7 +67,7 @@ MAX_TOKENS = 256  # the model's max_seq_length (sentence_bert_config.json)
 MAX_CHARS = 2000  # longer "sentences" are refused, not silently truncated
 BATCH = 64
 # one-layer swaps (21 layer passes per activation) and the bfloat16/float16 models
-# (no native bf16 matmul on AVX2: ~7x slower) run on this many of the sentences,
+# (slow without native bf16 matmuls) run on this many of the sentences,
 # spread evenly over the input; the statistics and the all-layer swaps use all
 SUBSET = 128
 

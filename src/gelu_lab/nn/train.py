@@ -51,8 +51,6 @@ from .ffn import unit_stats
 from .model import GPT, GPTConfig
 from .presets import PRESETS
 
-TIMING = ("wall_s", "tok_s", "train_s", "elapsed_s")  # metrics that differ between identical runs
-
 
 @dataclass
 class TrainConfig:
