@@ -21,6 +21,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from .core import _apply, check_approximate
 from .floats import bfloat16
 from .numerics import SIGMOID_BETA
 
@@ -48,35 +49,22 @@ def from_numpy(a: np.ndarray, like: torch.Tensor) -> torch.Tensor:
 
 
 def _values(x: torch.Tensor, approximate: str, order: int) -> torch.Tensor:
-    from .core import _apply
-
     return from_numpy(np.asarray(_apply(to_numpy(x), approximate, order, None)), x)
 
 
-class _GeluGrad(torch.autograd.Function):
+class _Derivative(torch.autograd.Function):
+    """The order-th derivative of a GELU form (order 0: the value); its backward is the next order's."""
+
     @staticmethod
-    def forward(ctx, x, approximate):
+    def forward(ctx, x, approximate, order):
         ctx.save_for_backward(x)
-        ctx.approximate = approximate
-        return _values(x, approximate, 1)
-
-    @staticmethod
-    def backward(ctx, dz):
-        (x,) = ctx.saved_tensors
-        return dz * _values(x, ctx.approximate, 2), None
-
-
-class _Gelu(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x, approximate):
-        ctx.save_for_backward(x)
-        ctx.approximate = approximate
-        return _values(x, approximate, 0)
+        ctx.approximate, ctx.order = approximate, order
+        return _values(x, approximate, order)
 
     @staticmethod
     def backward(ctx, dy):
         (x,) = ctx.saved_tensors
-        return dy * _GeluGrad.apply(x, ctx.approximate), None
+        return dy * apply(x, ctx.approximate, ctx.order + 1), None, None
 
 
 def apply(x: torch.Tensor, approximate: str, order: int, out=None) -> torch.Tensor:
@@ -85,7 +73,8 @@ def apply(x: torch.Tensor, approximate: str, order: int, out=None) -> torch.Tens
         raise TypeError(f"expected real numbers, got a tensor of {x.dtype}")
     if not x.is_floating_point():
         x = x.to(torch.float64)
-    y = [_Gelu.apply, _GeluGrad.apply, lambda t, a: _values(t, a, 2)][order](x, approximate)
+    # the second derivative has no backward: GELU''' is not provided
+    y = _Derivative.apply(x, approximate, order) if order < 2 else _values(x, approximate, 2)
     if out is not None:
         out.copy_(y)
         return out
@@ -100,10 +89,7 @@ class GELU(nn.Module):
 
     def __init__(self, approximate: str = "none"):
         super().__init__()
-        from .core import APPROXIMATIONS
-
-        if approximate not in APPROXIMATIONS:
-            raise ValueError(f"approximate must be one of {APPROXIMATIONS}, got {approximate!r}")
+        check_approximate(approximate)
         self.approximate = approximate
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
