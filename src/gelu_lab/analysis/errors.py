@@ -26,8 +26,8 @@ from scipy import optimize
 
 from .. import activations
 
-# short names the CLI accepts for the two classic approximations
-FORMS = {"tanh": "gelu_tanh", "sigmoid": "gelu_sigmoid"}
+# short names the CLI accepts for the two classic approximations: tanh, sigmoid
+FORMS = {approx: name for name, approx in activations.APPROXIMATE.items() if approx != "none"}
 GRID = 20001  # grid points used to find the peaks before refining them
 XTOL = 1e-12  # tolerance in x of the refinement
 REFINE = 8  # grid peaks refined, largest first
