@@ -31,15 +31,16 @@ def timed(fn, repeats=1):
     return statistics.median(ts)
 
 
-def job_wall(P, key, **kw):
+def job_wall(start, kind):
+    """Wall seconds from start() to the job's end, and how it ended."""
     from gelu_lab.results import jobs
+    from gelu_lab.results.store import default_path
 
     t0 = time.perf_counter()
-    P.start_job(key, **kw)
-    while jobs.status(P._store_path(), P.JOB_KINDS[key])["state"] == "running":
+    start(default_path())
+    while jobs.status(default_path(), kind)["state"] == "running":
         time.sleep(0.05)
-    st = jobs.status(P._store_path(), P.JOB_KINDS[key])
-    return time.perf_counter() - t0, st["state"]
+    return time.perf_counter() - t0, jobs.status(default_path(), kind)["state"]
 
 
 def main():
@@ -48,6 +49,7 @@ def main():
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="gelu-impl-bench-")
     os.environ["GELU_LAB_STORE"] = str(Path(tmp) / "runs.sqlite")
+    from gelu_lab.analysis import implementation as D
     from gelu_lab.app import content, state
     from gelu_lab.app.pages import implementation as P
 
@@ -64,17 +66,17 @@ def main():
     cs = iter([0.04 + 1e-4 * i for i in range(100)])
     print(f"constant sliders (4 located maxima):  {timed(lambda: P.constants_view(next(cs), 0.8, 1.7, -4, 4, 'en', t), 5):7.3f} s")
     for norm in ("max", "l2"):
-        P._fit.cache_clear()
+        D._fit.cache_clear()
         print(f"fit button, {norm:3s} (both forms):        {timed(lambda: P.fit_table(-4.0, 4.0, norm, t)):7.2f} s")
-    P.F32_PLAN = {"mode": "range", "interval": (1.0, 2.0)}
-    w, st = job_wall(P, "acc", impl="gelu")
+    D.F32_PLAN = {"mode": "range", "interval": (1.0, 2.0)}
+    w, st = job_wall(lambda path: D.start_accuracy(path, "gelu"), D.ACC_JOB)
     print(f"job: float32 range [1, 2], 2^23 inputs: {w:6.2f} s ({st})")
-    P.BENCH_ARGS = ["--sizes", "1e5", "--repeats", "1", "--threads", "1"]
-    w, st = job_wall(P, "bench")
+    D.BENCH_ARGS = ["--sizes", "1e5", "--repeats", "1", "--threads", "1"]
+    w, st = job_wall(D.start_bench, D.BENCH_JOB)
     print(f"job: bench, 10 cases at n = 1e5:      {w:6.2f} s ({st})")
     if args.exhaustive:
-        P.F32_PLAN = {"mode": "exhaustive"}
-        w, st = job_wall(P, "acc", impl="gelu")
+        D.F32_PLAN = {"mode": "exhaustive"}
+        w, st = job_wall(lambda path: D.start_accuracy(path, "gelu"), D.ACC_JOB)
         print(f"job: float32 exhaustive, gelu_lab:    {w:6.1f} s ({st})")
 
 

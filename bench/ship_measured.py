@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 
 from gelu_lab.analysis import accuracy, bench
-from gelu_lab.app.pages.implementation import IMPLS
+from gelu_lab.analysis.implementation import IMPLS
 from gelu_lab.results.shipped import PATH
 from gelu_lab.results.store import Store, portable
 

@@ -40,6 +40,9 @@ def choose(page, dropdown: str, label: str):
     page.get_by_role("option", name=label, exact=True).click()
 
 
+STATUS = "#ffn-run .job-status"  # the run control's status line (a job box, gelu_lab.app.job_box)
+
+
 def shipped():
     return json.loads(resources.files("gelu_lab").joinpath("data", "ffn_results.json").read_text())
 
@@ -87,24 +90,23 @@ def test_background_run_progress_survives_reload(page, app_url, own_store):
     from gelu_lab.nn import train_job as jobs
 
     open_page(page, f"{app_url}/ffn?lang=en")
-    assert text_of(page, "ffn-run-status") == content.text("en", "ffn")["run.idle"]
+    assert page.inner_text(STATUS).strip() == content.text("en", "ffn")["run.idle"]
     choose(page, "ffn-run-preset", content.text("en", "ffn")["preset.tiny"])
     choose(page, "ffn-run-steps", "100")
-    page.click("#ffn-run-go")
-    page.wait_for_function("document.getElementById('ffn-run-status').innerText.startsWith('Started') || "
-                           "document.getElementById('ffn-run-status').innerText.startsWith('Training')")
+    page.click("#ffn-run .run-button")
+    page.wait_for_function(f"/^(Started|Running)/.test(document.querySelector('{STATUS}').innerText)")
     page.reload()  # the job is a separate process: a reload finds it, running or done
-    page.wait_for_selector("#ffn-run-status")
-    st = text_of(page, "ffn-run-status")
-    assert st.startswith("Training") or st.startswith("Done"), st
-    page.wait_for_function("document.getElementById('ffn-run-status').innerText.startsWith('Done')", timeout=180_000)
+    page.wait_for_selector(STATUS)
+    st = page.inner_text(STATUS)
+    assert st.startswith("Running") or st.startswith("Done"), st
+    page.wait_for_function(f"document.querySelector('{STATUS}').innerText.startsWith('Done')", timeout=180_000)
     job = jobs.status(own_store)
     assert job["state"] == "done" and job["step"] == 100
-    assert page.get_attribute("#ffn-run-progress", "value") == page.get_attribute("#ffn-run-progress", "max") == "100"
+    assert page.get_attribute("#ffn-run progress", "value") == page.get_attribute("#ffn-run progress", "max") == "100"
     # the finished run joins the experiments: its group appears, and a reload still says done
     page.reload()
-    page.wait_for_selector("#ffn-run-status")
-    assert text_of(page, "ffn-run-status").startswith("Done")
+    page.wait_for_selector(STATUS)
+    assert page.inner_text(STATUS).startswith("Done")
     page.click("#ffn-group")
     assert page.get_by_role("option").filter(has_text="your runs store").count() == 1
     page.log.check()
@@ -115,4 +117,32 @@ def test_chinese_page_and_bad_url_values(page, app_url):
     check_basics(page, "ffn", "zh")
     assert text_of(page, "ffn-r-std") == "0.160"  # both repaired to the defaults, and said so
     assert page.inner_text("#url-notes").strip()
+    page.log.check()
+
+
+def test_an_interrupted_run_is_listed_with_the_command_that_resumes_it(page, app_url, own_store):
+    import subprocess
+    import sys
+
+    # a run whose process ended before the run did (here: at once), as a killed `gelu-lab train` leaves it
+    config = {"activation": "relu", "seed": 3, "preset": "quick", "steps": 600}
+    run = subprocess.run([sys.executable, "-c", "import sys, json; from gelu_lab.results.store import Store; "
+                          "print(Store(sys.argv[1]).start_run('train', 'relu/test', json.loads(sys.argv[2])))", own_store, json.dumps(config)],
+                         check=True, capture_output=True, text=True).stdout.strip()
+    open_page(page, f"{app_url}/ffn?lang=en")
+    t = content.text("en", "ffn")
+    listed = page.inner_text("#ffn-unfinished")
+    assert t["unfinished.h"] in listed
+    assert content.fill(t["unfinished.interrupted"], run=run, what="relu · quick · seed 3 · 600 steps", step="0", steps="600") in listed
+    assert page.inner_text("#ffn-unfinished .job-cmd") == f"gelu-lab train --resume {run}"  # the reader's own store: no --store
+    page.log.check()
+
+
+def test_the_page_fits_a_1366_px_window(page, app_url):
+    """The provenance command lines wrap inside their box: nothing is wider than the window."""
+    page.set_viewport_size({"width": 1366, "height": 900})
+    open_page(page, f"{app_url}/ffn?lang=en")
+    assert page.locator(".prov-cmd").count() > 0
+    wide = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert wide[0] <= wide[1], f"the page is {wide[0]} px wide in a {wide[1]} px window"
     page.log.check()

@@ -17,6 +17,11 @@ from gelu_lab.app import content
 
 pytestmark = pytest.mark.xdist_group("app")
 SQRT_2_OVER_PI = float(np.sqrt(2 / np.pi))
+JOB_STATUS = "document.querySelector('#implementation-%s .job-status')"  # the status line of a job box (gelu_lab.app.job_box)
+
+
+def job_status(page, key: str) -> str:
+    return page.inner_text(f"#implementation-{key} .job-status").strip()
 
 
 @pytest.fixture
@@ -158,37 +163,37 @@ def test_precision_table_is_the_exhaustive_tally(page, app_url):
 def test_background_jobs_survive_a_reload_and_their_results_are_read(page, app_url, own_store, monkeypatch):
     from gelu_lab.results import jobs, shipped
     from gelu_lab.analysis import accuracy as acc
-    from gelu_lab.app.pages import implementation as P
+    from gelu_lab.analysis import implementation as D
     from gelu_lab.results.store import Store
 
     # small plans, never the 2^32 sweep in a test: every float32 in [1, 1.125] (2^20 + 1 inputs, 9 chunks);
     # one size, one repeat of the bench
-    monkeypatch.setattr(P, "F32_PLAN", {"mode": "range", "interval": (1.0, 1.125), "chunk_bits": 17})
-    monkeypatch.setattr(P, "BENCH_ARGS", ["--sizes", "1e4", "--repeats", "1", "--threads", "1"])
-    monkeypatch.setattr(P, "F32_SAMPLE", 1 << 12)  # the float32 rows shown until a run is stored
+    monkeypatch.setattr(D, "F32_PLAN", {"mode": "range", "interval": (1.0, 1.125), "chunk_bits": 17})
+    monkeypatch.setattr(D, "BENCH_ARGS", ["--sizes", "1e4", "--repeats", "1", "--threads", "1"])
+    monkeypatch.setattr(D, "F32_SAMPLE", 1 << 12)  # the float32 rows shown until a run is stored
     ship = shipped.result
     monkeypatch.setattr(shipped, "result", lambda kind, key=None: None if kind == "bench" else ship(kind, key))  # as if nothing were shipped either
     open_page(page, f"{app_url}/implementation?dtype=float32&lang=en")
     t = content.text("en", "implementation")
-    assert text_of(page, "implementation-acc-status") == t["job.acc.idle"]
-    assert text_of(page, "implementation-bench-status") == t["job.bench.idle"]
+    assert job_status(page, "acc") == t["job.acc.idle"]
+    assert job_status(page, "bench") == t["job.bench.idle"]
     assert "sample of" in page.inner_text("#implementation-prec-table")  # nothing stored yet
     assert text_of(page, "implementation-cost-text") == t["cost.none"].replace("`", "")
-    page.click("#implementation-acc-go")
-    page.click("#implementation-bench-go")
+    page.click("#implementation-acc .run-button")
+    page.click("#implementation-bench .run-button")
     for key in ("acc", "bench"):
-        page.wait_for_function(f"/^(Started|Running|Done)/.test(document.getElementById('implementation-{key}-status').innerText)")
+        page.wait_for_function(f"/^(Started|Running|Done)/.test({JOB_STATUS % key}.innerText)")
     # the jobs are separate processes: a fresh render of the page (what a reload asks the server for) finds them
     open_page(page, f"{app_url}/implementation?dtype=float32&lang=en&again=1")
     for key in ("acc", "bench"):
-        page.wait_for_selector(f"#implementation-{key}-status")
-        assert re.match(r"(Running|Done)", text_of(page, f"implementation-{key}-status")), text_of(page, f"implementation-{key}-status")
+        page.wait_for_selector(f"#implementation-{key} .job-status")
+        assert re.match(r"(Running|Done)", job_status(page, key)), job_status(page, key)
     for key in ("acc", "bench"):
-        page.wait_for_function(f"document.getElementById('implementation-{key}-status').innerText.startsWith('Done')", timeout=120_000)
+        page.wait_for_function(f"{JOB_STATUS % key}.innerText.startsWith('Done')", timeout=120_000)
 
     # float32: progress full, and the row reads the stored run, whose numbers are those of the same measurement made here
     size = acc.plan("float32", "range", interval=(1.0, 1.125)).size  # 2^20 + 1: both ends count
-    assert page.get_attribute("#implementation-acc-progress", "value") == page.get_attribute("#implementation-acc-progress", "max") == str(size)
+    assert page.get_attribute("#implementation-acc progress", "value") == page.get_attribute("#implementation-acc progress", "max") == str(size)
     st = jobs.status(own_store, "accuracy-float32")
     assert st["state"] == "done" and st["progress"]["n"] == size
     page.wait_for_function("document.getElementById('implementation-prec-table').innerText.includes('stored run')")
@@ -204,7 +209,7 @@ def test_background_jobs_survive_a_reload_and_their_results_are_read(page, app_u
     fig = page.evaluate("(() => { const g = document.querySelector('#implementation-cost .js-plotly-plot'); return {data: g.data.map(t => t.y), line: g.layout.shapes[0].y0}; })()")
     assert fig["line"] == pytest.approx(by_case["copy"])
     for form, ys in zip(("erf", "tanh", "sigmoid"), fig["data"]):
-        assert ys == pytest.approx([by_case[f"{b}:{form}"] for b in P.BACKENDS])
+        assert ys == pytest.approx([by_case[f"{b}:{form}"] for b in D.BACKENDS])
     assert "--sizes 1e4" in text_of(page, "implementation-cost-text")
     page.log.check()
 
@@ -239,17 +244,17 @@ def test_a_fresh_install_shows_the_shipped_float32_sweeps_and_bench(tmp_path, mo
     """With an empty store the float32 rows are the shipped exhaustive runs (all 2^32 inputs),
     and gelu_lab's own row says what the library promises: correctly rounded everywhere."""
     from gelu_lab import results
-    from gelu_lab.app.pages import implementation as P
+    from gelu_lab.analysis import implementation as D
 
     monkeypatch.setenv("GELU_LAB_STORE", str(tmp_path / "empty.sqlite"))
-    sums = P.summaries("float32")
+    sums = D.summaries("float32")
     assert sums["gelu"][1] == sums["torch:gelu"][1] == "shipped"
     for s, src in sums.values():  # a row not shipped is a labelled sample, never empty
-        assert (src, s["n"]) == ("shipped", 2**32) or (src == "sample" and 0.99 * P.F32_SAMPLE < s["n"] <= P.F32_SAMPLE)
+        assert (src, s["n"]) == ("shipped", 2**32) or (src == "sample" and 0.99 * D.F32_SAMPLE < s["n"] <= D.F32_SAMPLE)
     gelu = sums["gelu"][0]
     assert gelu["max_ulp"] == 0 and gelu["frac_wrong"] == 0 and gelu["worst"] is None
     assert sums["torch:gelu"][0]["max_ulp"] > 0  # torch's 1 + erf(x/sqrt2) cancels in the negative tail
     got = results.latest("bench", store=False)
     rows, machine = got.value["rows"], got.value["machine"]
     assert {"copy", "gelu_lab:erf", "torch:erf"} <= {r["case"] for r in rows} and machine["processor"]
-    assert P.stored_bench()[1] is rows
+    assert D.stored_bench()[1] is rows

@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import sqlite3
@@ -141,6 +142,32 @@ def test_a_killed_run_shows_as_interrupted_with_the_command_that_resumes_it(text
     assert _listed(store, capsys) == [("done", ""), ("done", "")]
     assert ffn_view.unfinished(store) == []
     assert integrity(store) == "ok"
+
+
+def test_a_killed_training_job_reads_interrupted_with_its_resume_command_until_resumed(tmp_path, capsys, monkeypatch):
+    """The FFN page's job (gelu_lab.nn.train_job) SIGKILLed: interrupted, not failed, with the
+    command that continues its run; continued by that command, the job reads done."""
+    from gelu_lab.nn import train_job
+
+    store = tmp_path / "runs.sqlite"
+    monkeypatch.setenv("GELU_LAB_STORE", str(store))
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # the job inherits it
+    job = train_job.start(store, "relu", 0, 400, 0.02, preset="tiny", eval_interval=20)
+    deadline = time.time() + 120
+    while (train_job.status(store) or {}).get("step", 0) < 20:  # its run is stored and under way
+        assert time.time() < deadline and train_job.status(store)["state"] == "running", train_job.status(store)
+        time.sleep(0.05)
+    os.kill(job["pid"], signal.SIGKILL)
+    while train_job.status(store)["state"] == "running":
+        assert time.time() < deadline
+        time.sleep(0.05)
+    st = train_job.status(store)
+    assert st["state"] == "interrupted" and "error" not in st and st["run_id"] == 1
+    assert st["resume"] == "gelu-lab train --resume 1" and 20 <= st["progress"]["n"] < 400
+    assert cli.main(["train", *st["resume"].split()[2:], "--no-progress", "--threads", "1"]) == 0  # the command, as shown
+    capsys.readouterr()
+    st = train_job.status(store)
+    assert st["state"] == "done" and st["step"] == 400 and "resume" not in st
 
 
 def _damage(kind: str, raw: bytes) -> bytes:

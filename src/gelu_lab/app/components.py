@@ -1,4 +1,4 @@
-"""The few building blocks every page uses: text, figure, slider, number box, readout."""
+"""The few building blocks every page uses: text, figure, slider, number box, readout, table, choices."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dash import dcc, html
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
 
+from ..results.printing import fixed as fmt  # noqa: F401  (the pages format numbers with it)
 from .mathml import mathml, split
 from .state import Param
 
@@ -178,7 +179,20 @@ def section(*children, **kw) -> html.Section:
     return html.Section(list(children), className="card", **kw)
 
 
-def fmt(v, digits: int = 4) -> str:
-    """A computed number as the reader sees it: fixed decimals, no '-0.0000'."""
-    s = f"{float(v):.{digits}f}"
-    return s[1:] if s.startswith("-") and float(s) == 0 else s
+def values_table(head, rows, head_style=None, **kw) -> html.Table:
+    """A table of numbers: `head` the column titles (or html.Th cells), `rows` its html.Tr rows."""
+    cells = [h if isinstance(h, html.Th) else html.Th(h, style=head_style) for h in head]
+    return html.Table([html.Thead(html.Tr(cells)), html.Tbody(rows)], className="values", **kw)
+
+
+def radio(id: str, label: str, values, value, text=str) -> html.Div:
+    """Labelled radio buttons in a row, one per value, captioned text(value)."""
+    options = [{"label": text(v), "value": v} for v in values]
+    return html.Div([html.Label(label, htmlFor=id, className="control-label"),
+                     dcc.RadioItems(id=id, options=options, value=value, inline=True, className="checklist")], className="control")
+
+
+def dropdown(id: str, label: str, options, value) -> html.Div:
+    """A labelled dropdown that always has a value."""
+    return html.Div([html.Label(label, htmlFor=id, className="control-label"),
+                     dcc.Dropdown(id=id, options=options, value=value, clearable=False)], className="control")

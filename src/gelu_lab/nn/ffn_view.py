@@ -1,16 +1,131 @@
-"""What the Transformer FFN page shows, as data: runs grouped into experiments, the
-statistics of a group, the init sweep, and the unfinished runs of the reader's store.
+"""What the Transformer FFN page shows, as data: the live block, runs grouped into
+experiments, the statistics of a group, the init sweep, the time a run takes, the
+training job and the unfinished runs of the reader's store.
 
 The page (``gelu_lab.app.pages.ffn``) turns these into figures, tables and text; no
-Dash and no torch here.
+Dash and no torch here (a click that starts training imports torch to check its options).
 """
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
+import numpy as np
+
+from .. import activations
+from ..results import latest
+from ..results.printing import fixed
+from . import ffn as block
 from . import runs as R
+from . import train_job
 from .train_job import resume_command
+
+UNIT_METRICS = ("dead", "near_dead", "const", "pre_std", "pre_mean", "pre_neg")
+RUN_STEPS = (100, 300, 600, 1500)
+RUN_PRESETS = ("quick", "tiny")
+RUN_ACTS = ("gelu", "gelu_tanh", "relu", "sigmoid", "silu")
+RUN_FC = {"0.02": 0.02, "unit": "unit"}  # the init-scale choices of the run control
+NONE = "–"  # a number that cannot be given (no such activation in the group)
+
+
+def pool(store=None) -> tuple[list[dict], dict]:
+    """(runs, shipped provenance): the shipped result set plus the finished runs of the reader's
+    store (each with its "source"), read through gelu_lab.results.latest."""
+    r = latest("train", store=store)
+    return (r.value, r.provenance) if r else ([], {})
+
+
+def live(act: str, sigma: float) -> dict:
+    """The FFN block on Gaussian inputs of std `sigma`: histogram of its pre-activations
+    ("centers", "density"), the activation's curve ("xs", "ys") and the readouts (dead,
+    near-dead and negative shares, linearity, pre-activation std, as shown)."""
+    b = block.block(act, sigma)
+    lim = max(3.0, 4.5 * sigma)
+    xs = np.linspace(-lim, lim, 401)
+    density, edges = np.histogram(b["h"], bins=80, range=(-lim, lim), density=True)
+    return {"centers": np.round(0.5 * (edges[1:] + edges[:-1]), 5), "density": np.round(density, 5), "xs": xs, "ys": activations.get(act).fn(xs),
+            "readouts": [f"{100 * b['dead']:.1f} %", f"{100 * b['near_dead']:.1f} %", f"{100 * b['pre_neg']:.1f} %",
+                         fixed(b["linearity"], 4), fixed(b["pre_std"], 3)]}
+
+
+def group_options(runs: list[dict]) -> list[dict]:
+    """The experiments of `runs`, the default first (the largest group at the small, nanoGPT,
+    init): [{"key", "label", "n", "sources"}]."""
+    groups = sorted(R.groups(runs).items(), key=lambda g: (-len(g[1]), R.fc_value(g[1][0]["config"])))
+    return [{"key": key, "label": R.group_label(m[0]["config"]), "n": len(m), "sources": sorted({r["source"] for r in m})} for key, m in groups]
+
+
+def _val(bands, act, i=-1, scale=1.0, digits=3) -> str:
+    return fixed(bands[act]["mean"][i] * scale, digits) if act in bands else NONE
+
+
+@functools.lru_cache(maxsize=64)
+def _gauss_linearity(act, sigma):
+    h = np.random.default_rng(0).normal(0.0, sigma, 20000)
+    return block.linearity(h, np.asarray(activations.get(act).fn(h)))
+
+
+def group(runs: list[dict], key: str, metric: str = "dead") -> dict | None:
+    """One experiment: bands of val loss, of `metric` (layer mean) and of the W1 gradient per
+    layer; the comparison rows (nn.runs.compare_group); its runs; and the numbers its
+    explanation quotes (as shown). None if `runs` has no such group."""
+    gruns = R.groups(runs).get(key) if key else None
+    if not gruns:
+        return None
+    pre, mean, dead, grad = (R.bands(gruns, m) for m in ("pre_std", "pre_mean", "dead", "grad_fc"))
+    s0, s1 = (pre["gelu"]["mean"][i] if "gelu" in pre else None for i in (0, -1))
+    rows = R.compare_group(gruns)
+    quoted = {"s0": fixed(s0, 2) if s0 else NONE, "s1": fixed(s1, 2) if s1 else NONE,
+              **{k: fixed(_gauss_linearity("gelu", s), 3) if s else NONE for k, s in (("r0", s0), ("r1", s1))},
+              "fc": str(gruns[0]["config"]["fc_init_std"]), "steps": str(gruns[0]["config"]["steps"]),
+              "sig_mean": _val(mean, "sigmoid", digits=2), "sig_grad": _val(grad, "sigmoid"), "gelu_grad": _val(grad, "gelu"),
+              "relu_dead": _val(dead, "relu", scale=100, digits=2), "relu_dead0": _val(dead, "relu", i=0, scale=100, digits=2)}
+    return {"runs": gruns, "rows": rows, "best": rows[0]["activation"] if rows else None, "quoted": quoted,
+            "loss": R.bands(gruns, "val_loss"), "metric": R.bands(gruns, metric),
+            "grad": [R.bands(gruns, "grad_fc", i) for i in range(R.n_layers(gruns))]}
+
+
+def provenance(gruns: list[dict], shipped: dict) -> list[dict]:
+    """Where each source of a group's runs came from: [{"source", "date", "machine",
+    "versions", "commands"}] (the shipped set's provenance, else its first run's)."""
+    out = []
+    for src in sorted({r["source"] for r in gruns}):
+        p = shipped if src == "shipped" and shipped else next(r for r in gruns if r["source"] == src)["provenance"]
+        out.append({"source": src, "date": str(p.get("date", "?")), "machine": f"{p.get('processor', '?')} ({p.get('cpus', '?')} CPUs)",
+                    "versions": f"python {p.get('python', '?')}, torch {p.get('torch', '?')}, gelu-lab {p.get('gelu_lab', '?')}",
+                    "commands": [c for c in (p.get("train_commands") or [p.get("command", "")]) if c]})
+    return out
+
+
+def sweep(runs: list[dict]) -> dict | None:
+    """The init-scale sweep (nn.runs.sweep) with, per init, the activations ranked by final
+    val loss ("ranked": [[act, ...] per fc]); None without a sweep."""
+    sw = R.sweep(runs)
+    if sw:
+        sw["ranked"] = [[act for _, act in sorted((a["mean"][i], act) for act, a in sw["acts"].items() if a["mean"][i] is not None)]
+                        for i in range(len(sw["fc"]))]
+    return sw
+
+
+def run_time() -> dict:
+    """What one shipped run took (measured, not promised): median wall seconds, steps, machine."""
+    runs, _ = pool(store=False)
+    walls = sorted(r["final"]["wall_s"] for r in runs if (r.get("final") or {}).get("wall_s"))
+    if not walls:
+        return {"wall": NONE, "steps": NONE, "machine": NONE}
+    p = runs[0]["provenance"]
+    return {"wall": f"{walls[len(walls) // 2]:.0f}", "steps": str(runs[0]["config"]["steps"]),
+            "machine": f"{p.get('processor', '?')}, {p.get('cpus', '?')} CPUs, {runs[0]['final'].get('threads', '?')} thread(s)"}
+
+
+def start_run(store_path, args: dict) -> dict:
+    """Start the run control's training job: {"act", "fc", "preset", "steps"} from the page's
+    choices (ValueError for anything else), the next free seed of that experiment."""
+    act, fc, preset, steps = (args.get(k) for k in ("act", "fc", "preset", "steps"))
+    if act not in RUN_ACTS or fc not in RUN_FC or preset not in RUN_PRESETS or steps not in RUN_STEPS:
+        raise ValueError(f"not a run this page offers: {act}, {fc}, {preset}, {steps}")
+    return train_job.start_next_seed(store_path, act, preset, steps, RUN_FC[fc])
 
 
 def unfinished(store_path) -> list[dict]:

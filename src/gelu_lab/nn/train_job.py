@@ -92,6 +92,7 @@ def status(store_path) -> dict | None:
         job["state"], job["error"] = "failed", "the run did not finish"
     elif job["state"] == "interrupted" and run_status in ("running", "done"):  # resumed since, by another process
         job["state"] = run_status
+        del job["resume"]
     if job["state"] == "interrupted" and job["run_id"] is not None:
         job["resume"] = resume_command(job["run_id"])
     return job

@@ -29,6 +29,12 @@ def to_json(obj) -> str:
     return json.dumps(_plain(obj), indent=2, ensure_ascii=False)
 
 
+def fixed(v, digits: int = 4) -> str:
+    """A computed number as the reader sees it: fixed decimals, no '-0.0000'."""
+    s = f"{float(v):.{digits}f}"
+    return s[1:] if s.startswith("-") and float(s) == 0 else s
+
+
 def fmt_number(v, digits: int = 10) -> str:
     if isinstance(v, (float, np.floating)):
         return f"{float(v):.{digits}g}"

@@ -15,16 +15,15 @@ process) and shows its progress.
 from __future__ import annotations
 
 import numpy as np
-from dash import MATCH, Input, Output, State, callback, ctx, dcc, html, no_update
+from dash import MATCH, Input, Output, State, callback, dcc, html
 from dash.exceptions import PreventUpdate
 from flask import has_request_context
 
 from ...analysis import claims as C
 from ...figures import misconceptions as figs
-from ...nn import train_job as jobs
+from ...nn import train_job
 from ...results.printing import fmt_number
-from ...results.store import default_path
-from .. import content
+from .. import content, job_box
 from ..claim_words import words
 from ..components import graph, md
 
@@ -33,7 +32,6 @@ PARAMS = []
 # claims whose evidence is FFN training runs in the runs store: the activation a run needs
 TRAINING = {"relu_half_dead": "relu"}
 RUN = {"preset": "quick", "steps": 600, "fc_init_std": 0.02}  # the shipped experiment (FFN page), one more seed
-TICK_MS = 1500
 
 
 def _id(kind: str, cid: str) -> dict:
@@ -80,34 +78,24 @@ def evidence(res: dict, lang: str, t: dict):
     return t[f"verdict.{v}"], f"verdict-tag verdict-{v}", said["note"], said["source"], nums, fig, how
 
 
-def _job_text(st, t) -> tuple[int, int, str, bool]:
-    """(done, total, text, running) of the last training job (any page may have started it)."""
-    if not st:
-        return 0, 1, t["run.idle"], False
-    total = max(1, int(st["steps"]))
-    name = f"{st['activation']} · {st['preset']} · seed {st['seed']} · {st['steps']} steps"
-    if st["state"] == "running":
-        return st["step"], total, content.fill(t["run.running"], job=name, step=str(st["step"]), steps=str(total)), True
-    if st["state"] == "done":
-        return total, total, content.fill(t["run.done"], job=name, run=str(st["run_id"])), False
-    return st["step"], total, content.fill(t["run.failed"], job=name, error=st.get("error", "")), False
+def _train(act: str):
+    def start(path, _args) -> dict:  # one more seed of the FFN page's shipped experiment for `act`
+        return train_job.start_next_seed(path, act, RUN["preset"], RUN["steps"], RUN["fc_init_std"])
+
+    return start
 
 
-def run_box(cid: str, t: dict):
-    done, total, text, running = _job_text(jobs.status(default_path()), t)
+# the training job a claim needs, one job box per claim (the job itself is the FFN page's too)
+JOBS = {cid: job_box.register(job_box.Job(f"misc-{cid}", train_job.KIND, _train(act), "misconceptions", "run.idle", status=train_job.status))
+        for cid, act in TRAINING.items()}
+
+
+def run_box(cid: str, t: dict, lang: str):
     act = TRAINING[cid]
     cmd = (f"gelu-lab train --activations {act} --preset {RUN['preset']} --steps {RUN['steps']} "
            f"--fc-init-std {RUN['fc_init_std']}")
-    return html.Div(
-        [
-            md(content.fill(t["run.text"], act=act, steps=str(RUN["steps"]), preset=RUN["preset"], cmd=cmd)),
-            html.Button(content.fill(t["run.button"], act=act), id=_id("run", cid), n_clicks=0, className="run-button"),
-            html.Progress(id=_id("progress", cid), value=str(done), max=str(total)),
-            html.Div(text, id=_id("status", cid), role="status"),
-            dcc.Interval(id=_id("tick", cid), interval=TICK_MS, disabled=not running),
-        ],
-        className="run-box",
-    )
+    return html.Div([md(content.fill(t["run.text"], act=act, steps=str(RUN["steps"]), preset=RUN["preset"], cmd=cmd)),
+                     job_box.box(JOBS[cid].name, lang, content.fill(t["run.button"], act=act))], className="run-box")
 
 
 def card(cid: str, lang: str, t: dict, res: dict | None = None):
@@ -128,7 +116,7 @@ def card(cid: str, lang: str, t: dict, res: dict | None = None):
         html.Div(nums, id=_id("numbers", cid)),
         fig,
         html.Div(how, id=_id("how", cid)),
-        run_box(cid, t) if cid in TRAINING else None,
+        run_box(cid, t, lang) if cid in TRAINING else None,
         dcc.Store(id=_id("refresh", cid), data=0),
         ],
         className="card claim",
@@ -188,41 +176,14 @@ def _check(_refresh, _again, id_, lang):
     return evidence(res, lang, t)
 
 
-@callback(
-    Output(_id("progress", MATCH), "value"),
-    Output(_id("progress", MATCH), "max"),
-    Output(_id("status", MATCH), "children"),
-    Output(_id("tick", MATCH), "disabled"),
-    Output(_id("refresh", MATCH), "data"),
-    Input(_id("run", MATCH), "n_clicks"),
-    Input(_id("tick", MATCH), "n_intervals"),
-    State(_id("refresh", MATCH), "id"),
-    State("lang", "data"),
-    prevent_initial_call=True,
-)
-def _job(n, _tick, id_, lang):
-    """Start the run (button), or follow it (tick); when it ends, recheck the claim."""
-    cid = (id_ or {}).get("claim")
-    if cid not in TRAINING:
-        raise PreventUpdate
-    t = _text(lang)
-    path = default_path()
-    if isinstance(ctx.triggered_id, dict) and ctx.triggered_id.get("type") == "misc-run":
-        if not n:
+def _recheck_when_done(cid: str):
+    @callback(Output(_id("refresh", cid), "data"), Input(job_box.seen(JOBS[cid].name), "data"), prevent_initial_call=True)
+    def _done(seen):
+        """The claim's run ended (done, failed or interrupted): check the claim again."""
+        if not seen or seen.endswith(":running"):
             raise PreventUpdate
-        try:
-            job = _start(path, TRAINING[cid])
-        except ValueError as e:  # a job is already running (this page's or the FFN page's)
-            return no_update, no_update, str(e), False, no_update
-        return 0, str(RUN["steps"]), content.fill(t["run.started"], act=job["activation"], seed=str(job["seed"])), False, no_update
-    st = jobs.status(path)
-    done, total, text, running = _job_text(st, t)
-    refresh = no_update if running or not st else f"{st['pid']}:{st['state']}"
-    return str(done), str(total), text, not running, refresh
+        return seen
 
 
-def _start(path, act: str) -> dict:
-    """Start one more seed of the FFN page's shipped experiment for `act` (the next free seed)."""
-    from . import ffn
-
-    return ffn.start_next_seed(path, act, RUN["preset"], RUN["steps"], RUN["fc_init_std"])
+for _cid in TRAINING:
+    _recheck_when_done(_cid)

@@ -1,0 +1,236 @@
+"""The numbers of the Implementation page (``gelu_lab.app.pages.implementation``).
+
+    errors_on(a, b, scale)              the two approximations' error curves on [a, b], maxima located
+    constants_on(c, k, beta, a, b)      the forms with other constants against the classic ones
+    fit_rows(a, b, norm)                the fitted constants (`gelu-lab fit`)
+    precision_rows(dtype)               ULP precision of each implementation (IMPLS)
+    ulp_points(impl, dtype, a, b)       the inputs it rounds wrongly, with their error
+    cost()                              throughput per form and backend from the newest bench run
+    start_accuracy(store, impl), start_bench(store)    its background jobs
+
+16-bit formats are measured here and now, on all 65 536 inputs; float32 (2^32 inputs,
+minutes per kernel) is the reader's stored run, else the shipped one, else a stratified
+sample (F32_SAMPLE) labelled as such. Numbers come formatted as the page shows them;
+nothing here builds a figure or a component.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from .. import results
+from ..results import jobs
+from ..results.printing import fixed
+from . import accuracy as acc
+from . import bench, errors, fits
+
+FORMS = ("gelu_tanh", "gelu_sigmoid")  # the approximations, against exact GELU
+POINTS = 1201  # points of the drawn curves (the maxima are located, not read off them)
+IMPLS = ("gelu", "gelu_tanh", "torch:gelu", "torch:gelu_tanh")  # rows of the precision table
+F32_PLAN = {"mode": "exhaustive"}  # the float32 run the page reads and its job computes (tests use a small one)
+F32_SAMPLE = 1 << 16  # stratified float32 sample shown until that run is stored
+ULP_POINTS = 8001  # float32 inputs of the ULP-error chart
+BACKENDS = ("numpy", "gelu_lab", "torch")
+COST_FORMS = ("erf", "tanh", "sigmoid")
+BENCH_CASES = ["copy", *(f"{b}:{f}" for b in BACKENDS for f in COST_FORMS)]  # forward float32
+BENCH_ARGS = ["--sizes", "1e6", "--repeats", "3", "--threads", "1"]  # "measure now": a short run
+
+
+# --- error curves ---------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=64)
+def _curves(a: float, b: float):
+    return {f: errors.error_curves(f, "gelu", (a, b), n=POINTS) for f in FORMS}
+
+
+def errors_on(a: float, b: float, scale: str = "abs") -> dict:
+    """{"x", "curves", "maxima", "readouts"}: per form of FORMS its absolute (or, scale
+    "rel", relative; inf and nan drawn as gaps) error against exact GELU on POINTS
+    points of [a, b], the located maxima [(x, error)], and per form its max absolute
+    error, where, max relative error, where (as the page shows them)."""
+    res = _curves(a, b)
+    readouts = []
+    for r in (res[f] for f in FORMS):
+        at = " ".join(fixed(x, 4) for x, _ in r.argmax_pair) or "—"
+        readouts += [f"{r.max_abs_error:.4e}", at, f"{r.max_rel_error:.4e}", fixed(r.argmax_rel, 4)]
+    if scale == "rel":
+        curves = {f: np.where(np.isfinite(r.rel_error), r.rel_error, np.nan) for f, r in res.items()}
+        maxima = {f: [(r.argmax_rel, r.max_rel_error)] if math.isfinite(r.max_rel_error) else [] for f, r in res.items()}
+    else:
+        curves = {f: r.abs_error for f, r in res.items()}
+        maxima = {f: list(r.argmax_pair) for f, r in res.items()}
+    return {"x": res[FORMS[0]].x, "curves": curves, "maxima": maxima, "readouts": readouts}
+
+
+# --- constants ------------------------------------------------------------------------
+
+
+def constants_on(c: float, k: float, beta: float, a: float, b: float) -> dict:
+    """The tanh form with constants (c, k) and the sigmoid form with beta, against the
+    classic constants, on [a, b]: {form: {"params", "x", "error", "classic_error", "at",
+    "at_error", "readouts"}}: the sup error located by :func:`fits.sup_error`; readouts
+    its value, where, and the classic constants' sup error."""
+    x = np.linspace(a, b, POINTS)
+    out = {}
+    for form, p in (("tanh", {"c": c, "k": k}), ("sigmoid", {"beta": beta})):
+        e = fits.error_of(form, p)[0]
+        m, at = fits.sup_error(form, p, a, b)
+        cm, _ = fits.sup_error(form, fits.CLASSIC[form], a, b)
+        out[form] = {"params": p, "x": x, "error": e(x), "classic_error": fits.error_of(form, fits.CLASSIC[form])[0](x),
+                     "at": at, "at_error": float(e(at)), "readouts": [f"{m:.4e}", fixed(at, 4), f"{cm:.4e}"]}
+    return out
+
+
+@functools.lru_cache(maxsize=32)
+def _fit(form: str, a: float, b: float, norm: str):
+    return fits.fit(form, (a, b), norm)
+
+
+def _params(p: dict) -> str:
+    return " ".join(f"{k}={v:.10g}" for k, v in p.items())  # as `gelu-lab fit` prints them
+
+
+def fit_rows(a: float, b: float, norm: str) -> list[dict]:
+    """The fit `gelu-lab fit` runs, for each form on [a, b] under `norm`, beside the classic
+    constants: {"form", "params" (numbers), and as printed: "fitted", "max", "rms",
+    "classic", "cmax", "crms"} (cached: the page asks again for the same interval)."""
+    out = []
+    for form in fits.FORM_NAMES:
+        f = _fit(form, a, b, norm)
+        out.append({"form": form, "params": f.params, "fitted": _params(f.params), "max": f"{f.max_error:.4e}", "rms": f"{f.rms_error:.4e}",
+                    "classic": _params(f.classic["params"]), "cmax": f"{f.classic['max_error']:.4e}", "crms": f"{f.classic['rms_error']:.4e}"})
+    return out
+
+
+# --- precision ------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=16)
+def _exhaustive16(impl, dtype):
+    return acc.measure(impl, dtype, "exhaustive", progress=False)
+
+
+@functools.lru_cache(maxsize=8)
+def _sample32(impl, n):
+    return acc.measure(impl, "float32", "sample", sample=n, progress=False)
+
+
+def f32_args() -> list[str]:
+    """F32_PLAN as `gelu-lab accuracy` options."""
+    mode = F32_PLAN["mode"]
+    bits = ["--chunk-bits", str(F32_PLAN["chunk_bits"])] if "chunk_bits" in F32_PLAN else []
+    if mode == "sample":
+        return ["--sample", str(F32_PLAN["sample"]), *bits]
+    if mode == "range":
+        return ["--range", *(repr(float(v)) for v in F32_PLAN["interval"]), *bits]
+    return ["--exhaustive", *bits]
+
+
+def stored_f32(impl):
+    """(summary, source) of `impl` for F32_PLAN: the reader's stored run ("stored"), else the
+    shipped one ("shipped"), else (None, None); read through gelu_lab.results.latest."""
+    got = results.latest("accuracy", acc.plan("float32", **F32_PLAN).key(acc.resolve(impl)))
+    if got is None:
+        return None, None
+    return got.value, "stored" if got.source == "store" else "shipped"
+
+
+def precision_rows(dtype) -> list[dict]:
+    """The precision table of `dtype`, one row per impl of IMPLS: {"impl", "reference",
+    "source" (exhaustive, stored, shipped or sample), "n", "run_id", and as shown: "max"
+    (ulp), "at" (the worst input), "wrong" (share not correctly rounded, %), "flush",
+    "zsign", "over" (counts)}."""
+    rows = []
+    for impl, (s, src) in summaries(dtype).items():
+        w, c = s["worst"], s["counts"]
+        rows.append({"impl": impl, "reference": s["reference"], "source": src, "n": s["n"], "run_id": s.get("run_id", ""),
+                     "max": str(s["max_ulp"]), "at": "—" if w is None else f"{w['x']:.6g}", "wrong": f"{100 * s['frac_wrong']:.3f} %",
+                     "flush": str(c["flush"]), "zsign": str(c["zero_sign"]), "over": str(c["overflow"])})
+    return rows
+
+
+def summaries(dtype) -> dict:
+    """{impl: (summary, source)}: 16-bit exhaustive now; float32 the stored run or a sample."""
+    out = {}
+    for impl in IMPLS:
+        if dtype != "float32":
+            out[impl] = (_exhaustive16(impl, dtype), "exhaustive")
+        else:
+            s, src = stored_f32(impl)
+            out[impl] = (s, src) if s is not None else (_sample32(impl, F32_SAMPLE), "sample")
+    return out
+
+
+@functools.lru_cache(maxsize=16)
+def _ulp_errors(impl, dtype, a=None, b=None):
+    """(x, ulp error) of `impl` at the inputs it gets wrong: all 65 536 of a 16-bit format
+    (a, b unused), or ULP_POINTS evenly spaced float32 inputs of [a, b]."""
+    if dtype == "float32":
+        x = np.unique(np.linspace(a, b, ULP_POINTS).astype(np.float32))
+    else:
+        x = acc.plan(dtype).chunk(0)  # all 65 536 bit patterns
+    im = acc.resolve(impl)
+    got, _ = acc.evaluate(im, x)
+    u = acc.ulp_distance(got, acc.reference_values(im.reference, x))
+    bad = u > 0
+    with np.errstate(invalid="ignore"):
+        return x[bad].astype(np.float64), u[bad]
+
+
+def ulp_points(impl, dtype, a, b):
+    """(x, ulp error) of the inputs of `dtype` in [a, b] that `impl` gets wrong."""
+    x, u = _ulp_errors(impl, dtype, a, b) if dtype == "float32" else _ulp_errors(impl, dtype)
+    keep = (x >= a) & (x <= b)
+    return x[keep], u[keep]
+
+
+# --- cost -----------------------------------------------------------------------------
+
+
+def stored_bench():
+    """(run, rows, machine) of the newest `gelu-lab bench` run in the reader's store, else the
+    shipped one, else None; read through gelu_lab.results.latest."""
+    got = results.latest("bench")
+    return None if got is None else (got.run, got.value["rows"], got.value["machine"])
+
+
+def cost() -> dict | None:
+    """Forward float32 throughput (Gelem/s) at the largest size and fewest threads of the
+    newest bench run: {"n", "threads", "bars": {form: [per backend]}, "copy", "ratios"
+    (tanh over erf per backend, as text), "run", "machine"}; None when no run is stored or shipped."""
+    got = stored_bench()
+    fwd = [r for r in got[1] if r["direction"] == "forward" and r["dtype"] == "float32"] if got else []
+    if not fwd:
+        return None
+    run, rows, machine = got
+    n, threads = max(r["n"] for r in fwd), min(r["threads"] for r in fwd)
+    at = {r["case"]: r["gelem_s"] for r in fwd if r["n"] == n and r["threads"] == threads}
+    return {"n": n, "threads": threads, "bars": {f: [at.get(f"{b}:{f}") for b in BACKENDS] for f in COST_FORMS},
+            "copy": at.get("copy"), "ratios": ", ".join(f"{r['num'].split(':')[0]} {r['ratio']:.2f}×" for r in bench.tanh_vs_erf(rows)
+                                                        if r["n"] == n and r["threads"] == threads) or "—",
+            "run": run or {}, "machine": machine}
+
+
+# --- the background jobs ----------------------------------------------------------------
+
+
+ACC_JOB, BENCH_JOB = "accuracy-float32", "bench"  # their kinds (gelu_lab.results.jobs)
+
+
+def start_accuracy(store, impl: str) -> dict:
+    """Start `gelu-lab accuracy` for `impl` over F32_PLAN into `store`, as a background job;
+    ValueError for an impl not in IMPLS, jobs.AlreadyRunning while one runs."""
+    if impl not in IMPLS:
+        raise ValueError(f"unknown implementation {impl!r}")
+    args = ["accuracy", "--impl", impl, "--dtype", "float32", *f32_args(), "--store", str(store)]
+    return jobs.start(store, ACC_JOB, args, {"what": f"{impl} float32 {F32_PLAN['mode']}"})
+
+
+def start_bench(store) -> dict:
+    """Start the short `gelu-lab bench` of BENCH_CASES and BENCH_ARGS into `store`, as a background job."""
+    return jobs.start(store, BENCH_JOB, ["bench", "--cases", ",".join(BENCH_CASES), *BENCH_ARGS, "--store", str(store)],
+                      {"what": "bench " + " ".join(BENCH_ARGS)})

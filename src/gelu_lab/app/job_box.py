@@ -1,0 +1,164 @@
+"""The job box: start a background job from a page, follow it, cancel it.
+
+    register(Job(name, kind, start, ...))      once per box, when its page is imported
+    box(name, lang, button, controls=(), args=None) -> html.Div    the box, as the job is now
+    seen(name), args(name)                      ids a page's own callbacks use
+
+One box per job a page offers (Implementation: the float32 sweep and the bench;
+FFN: a training run; Misconceptions: the run a claim needs). Its parts have
+pattern-matching ids ``{"type": "job-…", "box": name}``, so one callback serves
+every box: it starts the job (the Go button), stops it (Cancel), and while the job
+runs polls its status with a dcc.Interval, showing the progress, an error line, or
+for an interrupted job the command that resumes it. The jobs themselves are
+:mod:`gelu_lab.results.jobs`: separate processes, so a reload or another tab sees
+the same job.
+
+A page's controls that shape the job (an activation, a number of steps) keep their
+own ids; the page copies their values into the box's ``args`` store, and
+``Job.start(store_path, args)`` gets them. ``seen(name)`` changes when the job
+changes state (a page redraws its results from it when the job is done).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from dash import MATCH, Input, Output, State, callback, ctx, dcc, html, no_update
+from dash.exceptions import PreventUpdate
+
+from ..results import jobs
+from ..results.store import default_path
+from . import content
+
+
+@dataclass(frozen=True)
+class Job:
+    """One box: its `name` (unique in the app; the box's DOM id), the job `kind` it runs
+    (boxes may share one: the FFN and Misconceptions pages both train), how to start it
+    (``start(store_path, args) -> job``; jobs.AlreadyRunning, or ValueError for a bad
+    request), how to ask for its status (default ``jobs.status(store_path, kind)``),
+    and the content block that says no job has run (`page`'s `idle`)."""
+
+    name: str
+    kind: str
+    start: Callable[[Path, dict], dict]
+    page: str
+    idle: str
+    status: Callable[[Path], dict | None] | None = None
+
+    def state(self) -> dict | None:
+        path = default_path()
+        return self.status(path) if self.status else jobs.status(path, self.kind)
+
+
+JOBS: dict[str, Job] = {}
+
+
+def register(job: Job) -> Job:
+    JOBS[job.name] = job
+    return job
+
+
+def _id(part: str, name: str) -> dict:
+    return {"type": f"job-{part}", "box": name}
+
+
+def seen(name: str) -> dict:
+    """The id of the box's store that changes when its job does ("pid:state")."""
+    return _id("seen", name)
+
+
+def args(name: str) -> dict:
+    """The id of the box's store of start arguments (a page's callback keeps it current)."""
+    return _id("args", name)
+
+
+def _key(st: dict | None) -> str | None:
+    return f"{st['pid']}:{st['state']}" if st else None
+
+
+def view(st: dict | None, lang: str, idle: str) -> tuple[int, int, object, bool]:
+    """(progress value, progress max, status children, running) of a job's status."""
+    if not st:
+        return 0, 1, idle, False
+    t = content.text(lang, "jobs")
+    p = st.get("progress") or {}
+    total = max(1, int(p.get("total") or 1))
+    n = min(total, int(p.get("n") or 0))
+    what = st.get("what") or st["command"]
+    state = st["state"]
+    if state == "running":
+        return n, total, content.fill(t["running"], what=what, n=f"{n:,}", total=f"{total:,}", pct=f"{100 * n / total:.0f}"), True
+    if state == "done":
+        return total, total, content.fill(t["done"], what=what), False
+    if state == "failed":
+        return n, total, content.fill(t["failed"], what=what, error=st.get("error", "")), False
+    text = content.fill(t["cancelled" if st.get("cancelled") else "interrupted"], what=what)
+    return n, total, [text, " ", html.Code(st["resume"], className="job-cmd")], False
+
+
+def box(name: str, lang: str, button: str, controls=(), start_args: dict | None = None) -> html.Div:
+    """The box of job `name` as its job is now: `controls` (the page's, before the
+    buttons), Go (labelled `button`), Cancel, a progress bar and the status line."""
+    job = JOBS[name]
+    st = job.state()
+    n, total, text, running = view(st, lang, content.text(lang, job.page)[job.idle])
+    t = content.text(lang, "jobs")
+    return html.Div(
+        [
+            html.Div(list(controls), className="controls") if controls else None,
+            html.Div([html.Button(button, id=_id("go", name), n_clicks=0, className="run-button"),
+                      html.Button(t["cancel"], id=_id("cancel", name), n_clicks=0, className="job-cancel", hidden=not running)],
+                     className="job-buttons"),
+            html.Progress(id=_id("progress", name), value=str(n), max=str(total)),
+            html.Div(text, id=_id("status", name), role="status", className="job-status"),
+            dcc.Interval(id=_id("tick", name), interval=1000, disabled=not running),
+            dcc.Store(id=seen(name), data=_key(st)),
+            dcc.Store(id=args(name), data=start_args or {}),
+        ],
+        id=name,
+        className="job-box",
+    )
+
+
+@callback(
+    Output(_id("progress", MATCH), "value"),
+    Output(_id("progress", MATCH), "max"),
+    Output(_id("status", MATCH), "children"),
+    Output(_id("tick", MATCH), "disabled"),
+    Output(_id("cancel", MATCH), "hidden"),
+    Output(seen(MATCH), "data"),
+    Input(_id("go", MATCH), "n_clicks"),
+    Input(_id("cancel", MATCH), "n_clicks"),
+    Input(_id("tick", MATCH), "n_intervals"),
+    State(args(MATCH), "data"),
+    State(seen(MATCH), "data"),
+    State(_id("go", MATCH), "id"),
+    State("lang", "data"),
+    prevent_initial_call=True,
+)
+def _act(go, cancel, _tick, start_args, last, id_, lang):
+    """Go starts the job, Cancel stops it, the interval follows it; each answers with the job's status."""
+    job = JOBS.get((id_ or {}).get("box"))
+    if job is None:
+        raise PreventUpdate
+    lang = lang if lang in content.LANGS else content.DEFAULT_LANG
+    t = content.text(lang, "jobs")
+    part = ctx.triggered_id.get("type") if isinstance(ctx.triggered_id, dict) else None
+    note = None
+    if part == "job-go" and go:
+        try:
+            started = job.start(default_path(), start_args if isinstance(start_args, dict) else {})
+            note = content.fill(t["started"], what=started.get("what") or started["command"])
+        except jobs.AlreadyRunning as e:
+            note = content.fill(t["busy"], what=e.job.get("what") or e.job["command"])
+        except ValueError as e:  # a request the page does not offer (a forged one)
+            note = content.fill(t["bad"], reason=str(e))
+    elif part == "job-cancel" and cancel:
+        jobs.cancel(default_path(), job.kind)
+    st = job.state()
+    n, total, text, running = view(st, lang, content.text(lang, job.page)[job.idle])
+    key = _key(st)
+    return str(n), str(total), note or text, not running, not running, (key if key != last else no_update)
