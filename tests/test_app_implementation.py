@@ -258,3 +258,21 @@ def test_a_fresh_install_shows_the_shipped_float32_sweeps_and_bench(tmp_path, mo
     rows, machine = got.value["rows"], got.value["machine"]
     assert {"copy", "gelu_lab:erf", "torch:erf"} <= {r["case"] for r in rows} and machine["processor"]
     assert D.stored_bench()[1] is rows
+
+
+def test_a_cancelled_job_says_so_with_the_command_that_resumes_it(page, app_url, own_store, monkeypatch):
+    from gelu_lab.analysis import implementation as D
+    from gelu_lab.results import jobs
+
+    monkeypatch.setattr(D, "F32_PLAN", {"mode": "range", "interval": (1.0, 64.0), "chunk_bits": 16})  # long enough to stop
+    open_page(page, f"{app_url}/implementation?dtype=float32&lang=en")
+    assert page.locator("#implementation-acc .job-cancel").is_hidden()  # nothing runs: nothing to cancel
+    page.click("#implementation-acc .run-button")
+    page.locator("#implementation-acc .job-cancel").wait_for(state="visible")
+    page.click("#implementation-acc .job-cancel")
+    page.wait_for_function(f"{JOB_STATUS % 'acc'}.innerText.startsWith('Cancelled')")
+    st = jobs.status(own_store, D.ACC_JOB)
+    assert st["state"] == "interrupted" and st["cancelled"]
+    assert page.inner_text("#implementation-acc .job-cmd") == st["resume"] == st["command"]  # run again, it resumes its stored run
+    assert page.locator("#implementation-acc .job-cancel").is_hidden()
+    page.log.check()
