@@ -154,8 +154,8 @@ def _act(go, cancel, _tick, start_args, last, id_, lang):
             note = content.fill(t["started"], what=started.get("what") or started["command"])
         except jobs.AlreadyRunning as e:
             note = content.fill(t["busy"], what=e.job.get("what") or e.job["command"])
-        except ValueError as e:  # a request the page does not offer (a forged one)
-            note = content.fill(t["bad"], reason=str(e))
+        except (ValueError, OSError, ImportError) as e:  # a request the page does not offer, a store it cannot write, no torch
+            note = content.fill(t["bad"], reason=str(e).splitlines()[0] if str(e) else type(e).__name__)
     elif part == "job-cancel" and cancel:
         jobs.cancel(default_path(), job.kind)
     st = job.state()
