@@ -1,7 +1,7 @@
 """The job box: start a background job from a page, follow it, cancel it.
 
     register(Job(name, kind, start, ...))      once per box, when its page is imported
-    box(name, lang, button, controls=(), args=None) -> html.Div    the box, as the job is now
+    box(name, lang, button, controls=(), start_args=None) -> html.Div    the box, as the job is now
     seen(name), args(name)                      ids a page's own callbacks use
 
 One box per job a page offers (Implementation: the float32 sweep and the bench;
