@@ -60,7 +60,7 @@ def test_stored_run_wins_and_metric_comes_from_the_url(page, app_url, own_store)
     relu = next(w for w in res["swaps"] if w["activation"] == "relu" and w["layer"] == "all")
     pts = page.evaluate("() => document.getElementById('bert-drift').querySelector('.js-plotly-plot').data"
                         ".filter(tr => tr.mode === 'markers').map(tr => [tr.name, tr.x[0], tr.y[0]])")
-    got = {name: (x, y) for name, x, y in pts}[activations.get("relu").label("en")]
+    got = {name: (x, y) for name, x, y in pts}[content.label("relu", "en")]
     assert got[0] == content.text("en", "bert")["drift.all"] and got[1] == pytest.approx(1 - relu["nn_top1"])
     page.log.check()
 

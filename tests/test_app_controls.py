@@ -15,7 +15,7 @@ from scipy import special
 
 from app_browser import app_url, browser, check_basics, context, open_page, set_slider, tab, text_of, wait_text  # noqa: F401
 from gelu_lab import activations
-from gelu_lab.app import content
+from gelu_lab.app import content, state
 
 pytestmark = pytest.mark.xdist_group("app")
 
@@ -144,7 +144,7 @@ def test_overview_values_and_toggles(tab, app_url):
     tab.wait_for_function(f"() => ({shown})() === 'gelu,sigmoid,silu'")
     tab.wait_for_function("() => document.querySelectorAll('#overview-table tbody tr:not([hidden])').length === 3")
     legend = tab.evaluate("() => [...document.querySelectorAll('#overview-curves .legendtext')].map(t => t.textContent)")
-    assert legend == [activations.get(n).label("en") for n in ("gelu", "sigmoid", "silu")]  # the legend keys the curves shown
+    assert legend == [content.label(n, "en") for n in ("gelu", "sigmoid", "silu")]  # the legend keys the curves shown
     tab.log.check()
 
 
@@ -173,6 +173,17 @@ def test_url_state_restores_controls(tab, app_url):
     tab.wait_for_function("() => location.search.includes('sigma=2')")
     open_page(tab, tab.url, full=True)
     assert tab.input_value("#relu-sigma input") == "2"
+    tab.log.check()
+
+
+def test_the_page_writes_the_url_as_the_server_does(tab, app_url):
+    """One URL codec: assets/gelu_lab.js's query() and app/state.py's encode() write the
+    same query string, and state.read() reads back what the page wrote."""
+    open_page(tab, f"{app_url}/?lang=en")
+    values = {"x": 2.5, "n": 70, "whole": 3.0, "show": ["gelu", "silu"], "formula": "x*sigmoid(1.702*x) + a/b & c=d", "empty": ""}
+    written = tab.evaluate("v => window.gelu_lab.query(Object.entries(v), 'en')", values)
+    assert written == state.encode(values, "en")
+    assert state.query_dict(written) == {"x": "2.5", "n": "70", "whole": "3", "show": "gelu,silu", "formula": values["formula"], "lang": "en"}
     tab.log.check()
 
 

@@ -89,10 +89,12 @@ REQUIRED = ["gelu", "gelu_tanh", "gelu_sigmoid", "relu", "sigmoid", "silu", "elu
 
 
 def test_registry_has_the_required_names_with_labels_and_latex():
+    from gelu_lab.app import content  # the display names are UI text: content/{zh,en}/activations.md
+
     assert set(REQUIRED) <= set(activations.names())
     for n in activations.names():
         a = activations.get(n)
-        assert a.latex and a.label("zh") and a.label("en")
+        assert a.latex and content.text("zh", "activations")[n] and content.text("en", "activations")[n]
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ elu'(0) = 1; second derivatives are 0 away from the kink and 0 at it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -36,11 +36,7 @@ class Activation:
     grad: Callable
     grad2: Callable
     latex: str
-    display: dict = field(default_factory=dict)  # {"zh": ..., "en": ...}
     family: str = "other"  # "gelu" for the three GELU forms
-
-    def label(self, lang: str = "en") -> str:
-        return self.display.get(lang, self.display.get("en", self.name))
 
     def __call__(self, x):
         return self.fn(x)
@@ -165,38 +161,34 @@ def _leaky_grad(x):
 
 def _registry():
     acts = [
-        Activation("gelu", *_gelu_form("gelu"), r"x\,\Phi(x)", {"zh": "GELU（精确）", "en": "GELU (exact)"}, "gelu"),
+        Activation("gelu", *_gelu_form("gelu"), r"x\,\Phi(x)", "gelu"),
         Activation(
             "gelu_tanh",
             *_gelu_form("gelu_tanh"),
             r"\tfrac12 x\left(1+\tanh\!\left(\sqrt{2/\pi}\,(x+0.044715x^3)\right)\right)",
-            {"zh": "GELU（tanh 近似）", "en": "GELU (tanh approx.)"},
             "gelu",
         ),
         Activation(
             "gelu_sigmoid",
             *_gelu_form("gelu_sigmoid"),
             r"x\,\sigma(1.702x)",
-            {"zh": "GELU（sigmoid 近似）", "en": "GELU (sigmoid approx.)"},
             "gelu",
         ),
-        Activation("relu", _ufunc(_relu), _ufunc(_relu_grad), _ufunc(_zero_grad2), r"\max(0,x)", {"zh": "ReLU", "en": "ReLU"}),
+        Activation("relu", _ufunc(_relu), _ufunc(_relu_grad), _ufunc(_zero_grad2), r"\max(0,x)"),
         Activation(
             "sigmoid",
             _ufunc(nm.sigmoid),
             _ufunc(_sigmoid_grad),
             _ufunc(_sigmoid_grad2),
             r"\sigma(x)=\frac{1}{1+e^{-x}}",
-            {"zh": "Sigmoid", "en": "Sigmoid"},
         ),
-        Activation("silu", _ufunc(_silu), _ufunc(_silu_grad), _ufunc(_silu_grad2), r"x\,\sigma(x)", {"zh": "SiLU / Swish", "en": "SiLU / Swish"}),
+        Activation("silu", _ufunc(_silu), _ufunc(_silu_grad), _ufunc(_silu_grad2), r"x\,\sigma(x)"),
         Activation(
             "elu",
             _ufunc(_elu),
             _ufunc(_elu_grad),
             _ufunc(_elu_grad2),
             r"x\ (x>0);\ e^{x}-1\ (x\le 0)",
-            {"zh": "ELU", "en": "ELU"},
         ),
         Activation(
             "softplus",
@@ -204,7 +196,6 @@ def _registry():
             _ufunc(nm.sigmoid),
             _ufunc(_sigmoid_grad),
             r"\log(1+e^{x})",
-            {"zh": "Softplus", "en": "Softplus"},
         ),
         Activation(
             "mish",
@@ -212,7 +203,6 @@ def _registry():
             _ufunc(_mish_grad),
             _ufunc(_mish_grad2),
             r"x\tanh(\mathrm{softplus}(x))",
-            {"zh": "Mish", "en": "Mish"},
         ),
         Activation(
             "leaky_relu",
@@ -220,7 +210,6 @@ def _registry():
             _ufunc(_leaky_grad),
             _ufunc(_zero_grad2),
             r"\max(0.01x,\,x)",
-            {"zh": "Leaky ReLU", "en": "Leaky ReLU"},
         ),
     ]
     return {a.name: a for a in acts}

@@ -43,7 +43,7 @@ def flow(depth: int, lang: str):
     MAX_DEPTH stops, and building the figure is most of the callback's 15 ms)."""
     t = content.text(lang, "gradients")
     flows = {arch: {n: gradflow.gradient_flow(n, depth, arch) for n in FLOW_ACTS} for arch in gradflow.ARCHS}
-    names = {n: activations.get(n).label(lang) for n in FLOW_ACTS}
+    names = {n: content.label(n, lang) for n in FLOW_ACTS}
     fig = figs.flow_figure(flows, names, {k: t[f"flow.{k}"] for k in ("mlp", "preln", "layer", "ratio")})
     vals = [f"{flows[arch][n][0]:.3g}" for arch in gradflow.ARCHS for n in FLOW_ACTS]
     return fig, vals
@@ -57,7 +57,7 @@ def layout(state, lang):
     t = content.text(lang, "gradients")
     kp = theory.key_points()
     ffig, fvals = flow(state["depth"], lang)
-    labels = [f"{t['flow.' + arch]} · {activations.get(n).label(lang)}" for arch in gradflow.ARCHS for n in FLOW_ACTS]
+    labels = [f"{t['flow.' + arch]} · {content.label(n, lang)}" for arch in gradflow.ARCHS for n in FLOW_ACTS]
     return html.Div(
         [
             html.H1(t["title"]),

@@ -62,7 +62,7 @@ def error_view(a, b, scale, log, lang, t):
     """(figure, readout texts) of the error curves on [a, b]."""
     d = data.errors_on(a, b, scale)
     labels = {"title": t[f"err.fig.{scale}"], "x": "x", "y": t[f"err.y.{scale}"], "maxima": t["err.maxima"]}
-    names = {n: activations.get(n).label(lang) for n in FORMS}
+    names = {n: content.label(n, lang) for n in FORMS}
     return figs.error_figure(d["x"], d["curves"], d["maxima"], names, labels, log=log == "on"), d["readouts"]
 
 
@@ -131,7 +131,7 @@ def frameworks_table(lang, t):
         return html.Td(*children, style=left, **kw)
 
     rows = [html.Tr([td(d.framework), td(html.Code(d.call)), td(d.default, **({"id": "implementation-fw-torch"} if d.asked else {})),
-                     td(activations.get(d.form).label(lang)), td(content.fill(t["fw.asked"], how=d.source) if d.asked else html.Code(d.source))])
+                     td(content.label(d.form, lang)), td(content.fill(t["fw.asked"], how=d.source) if d.asked else html.Code(d.source))])
             for d in frameworks.defaults()]
     head = [t[f"fw.col.{c}"] for c in ("fw", "call", "default", "form", "source")]
     return values_table(head, rows, id="implementation-fw-table", head_style=left)
@@ -145,7 +145,7 @@ def layout(state, lang):
     kfig, kvals = constants_view(state["c"], state["k"], state["beta"], a, b, lang, t)
     ptable, pfig, pnote = precision_view(state["dtype"], a, b, lang, t)
     cfig, ctext = cost_view(lang, t)
-    err_labels = [f"{activations.get(f).label(lang)} · {t['read.' + k]}" for f in FORMS for k in ("max", "at", "rel", "relat")]
+    err_labels = [f"{content.label(f, lang)} · {t['read.' + k]}" for f in FORMS for k in ("max", "at", "rel", "relat")]
     const_labels = [f"{t['fit.form.' + f]} · {t['read.' + k]}" for f in ("tanh", "sigmoid") for k in ("max", "at", "classic")]
     impl = dropdown("implementation-acc-impl", t["label.impl"], [{"label": impl_name(i, t), "value": i} for i in IMPLS], IMPLS[0])
     code = "\n\n".join(inspect.getsource(f) for f in (nm.gelu_exact, nm.gelu_tanh, nm.gelu_sigmoid))  # the library's own float64 code

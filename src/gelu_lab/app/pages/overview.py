@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import json
-
-from dash import Input, Output, State, callback, clientside_callback, dcc, html, no_update
+from dash import ClientsideFunction, Input, Output, State, callback, clientside_callback, dcc, html, no_update
 
 from ... import activations
 from ...analysis import theory
 from ...figures import curves
 from .. import content, custom_box, registry
 from ..components import fmt, graph, md, message, number, section
-from ..state import Param, inputs
+from ..state import Param, href, inputs
 
 SHOW = Param("show", ["gelu", "relu", "sigmoid"], choices=tuple(activations.names()), multi=True)
 X = Param("x", 1.0, -10.0, 10.0)
@@ -25,7 +23,7 @@ def _curves_figure(show, lang, t):
     # every tick of a box redraws all ten curves
     x = theory.grid(-5.0, 5.0, 0.05)
     ys = {n: activations.get(n).fn(x) for n in activations.names()}
-    return curves.activation_curves(x, ys, {n: activations.get(n).label(lang) for n in ys}, "x", t["fig.y"], shown=show, yrange=[-1.5, 3.5])
+    return curves.activation_curves(x, ys, {n: content.label(n, lang) for n in ys}, "x", t["fig.y"], shown=show, yrange=[-1.5, 3.5])
 
 
 def values_table(x: float, show, lang, t):
@@ -34,7 +32,7 @@ def values_table(x: float, show, lang, t):
     rows = []
     for n in activations.names():
         a = activations.get(n)
-        rows.append(html.Tr([html.Td(a.label(lang)), html.Td(fmt(a.fn(x), 6)), html.Td(fmt(a.grad(x), 6)), html.Td(fmt(a.grad2(x), 6))],
+        rows.append(html.Tr([html.Td(content.label(a.name, lang)), html.Td(fmt(a.fn(x), 6)), html.Td(fmt(a.grad(x), 6)), html.Td(fmt(a.grad2(x), 6))],
                             id=f"{ROW}{n}", hidden=n not in show))
     head = html.Tr([html.Th(t["tab.name"]), html.Th("f(x)"), html.Th("f′(x)"), html.Th("f″(x)")])
     return html.Table([html.Thead(head), html.Tbody(rows)], className="values", id="overview-table")
@@ -45,8 +43,7 @@ def _page_map(lang):
     items = []
     for p in registry.PAGES:
         name = shell[f"nav.{p.slug}"]
-        title = dcc.Link(name, href=f"{p.route}?lang={lang}") if p.built else html.Span(f"{name} ({shell['coming']})", className="muted")
-        items.append(html.Div([html.B(title), html.Br(), html.Span(shell[f"q.{p.slug}"])]))
+        items.append(html.Div([html.B(dcc.Link(name, href=href(p.route, lang))), html.Br(), html.Span(shell[f"q.{p.slug}"])]))
     return html.Div(items, className="pagemap")
 
 
@@ -61,10 +58,11 @@ def layout(state, lang):
                 html.H2(t["chart.h"]),
                 md(t["chart.text"]),
                 html.Div(dcc.Checklist(
-                    id="overview-show", options=[{"label": activations.get(n).label(lang), "value": n} for n in activations.names()],
+                    id="overview-show", options=[{"label": content.label(n, lang), "value": n} for n in activations.names()],
                     value=show, inline=True, className="checklist",
-                ), **{"data-rows": ROW, "data-plot": "overview-curves"}),  # assets/gelu_lab.js: a tick shows at once
+                ), **{"data-rows": ROW, "data-plot": "overview-curves"}),  # assets/speed_ticks.js: a tick shows at once
                 graph("overview-curves", _curves_figure(show, lang, t)),
+                dcc.Store(id="overview-style", data=[activations.names(), curves.SHOWN, curves.HIDDEN]),  # for the clientside visible()
                 html.Div([number("overview-x", X, state["x"], t["label.x"])], className="controls"),
                 message("overview-msg"),
                 html.Div(values_table(state["x"], show, lang, t), id="overview-values"),
@@ -77,10 +75,11 @@ def layout(state, lang):
 
 
 clientside_callback(
-    f"function(names, fig) {{ return window.dash_clientside.gelu_lab.visible(names, fig, {json.dumps([activations.names(), curves.SHOWN, curves.HIDDEN])}); }}",
+    ClientsideFunction("gelu_lab", "visible"),
     [Output("overview-curves", "figure"), *[Output(f"{ROW}{n}", "hidden") for n in activations.names()]],
     Input("overview-show", "value"),
     State("overview-curves", "figure"),
+    State("overview-style", "data"),
     prevent_initial_call=True,
 )
 
