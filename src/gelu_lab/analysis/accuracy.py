@@ -588,9 +588,9 @@ def measure(impl: Impl | str, dtype: str, mode: str = "exhaustive", *, sample: i
     p = plan(dtype, mode, sample=sample, seed=seed, interval=interval, chunk_bits=chunk_bits)
     run_id, done = None, {}
     if store is not None:
-        old = store.find_run(KIND, p.key(impl), status="running")
+        old = store.resumable(KIND, p.key(impl))
         if old is not None and old["config"].get("plan") == p.config():
-            run_id = old["id"]
+            run_id = store.resume_run(old["id"])["id"]
             done = {k: v for k, v in store.results(run_id).items() if k.startswith("chunk/")}
         else:
             run_id = store.start_run(KIND, p.key(impl), {"impl": impl.spec, "reference": impl.reference, "plan": p.config()}, command)
