@@ -23,6 +23,16 @@ Prints p50 / p95 per control and load, with the issue's bars (server callback
 p95 <= 40 ms, clientside p95 <= 16 ms, cold load <= 1.5 s). Then the same for
 the floor, bench/dash_floor.py: the smallest Dash app with a slider, two echo
 callbacks and one figure, in the same browser and run (--no-floor skips it).
+
+    .venv/bin/python bench/bench_app.py --ab polyfill,compile_hint [--rounds 4]
+
+A/B of the speed tricks (gelu_lab/app/speed.py): one server with every trick and,
+for each name given ("a+b": without a and b; "all": with none), one without it (GELU_LAB_FAST),
+all running at once. Cold loads go round the servers in a shuffled order per page
+and round, control presses in blocks of 5 per server, so that what else the machine
+does falls on every variant alike. Prints, per variant, the paired differences
+against "every trick" (median and quartiles over pages and rounds; p50 / p95 per
+control). --no-controls or --no-loads halves the run.
 """
 
 from __future__ import annotations
@@ -86,24 +96,30 @@ FLOOR_CONTROLS = [
 ]
 
 
-def start_server(settle: float, argv=("-m", "gelu_lab", "serve")):
-    """`gelu-lab serve` (or another app printing its URL) in a subprocess; wait at least `settle` s,
-    and until its background warm-up (every page rendered once, ~7 s of CPU on the 2-core
-    machine) is over: its CPU use stays under 5 % for a second. A cold load measured during
+def start_server(settle: float, argv=("-m", "gelu_lab", "serve"), fast: str | None = None):
+    """`gelu-lab serve` (or another app printing its URL) in a subprocess, with GELU_LAB_FAST=`fast`
+    if given; wait at least `settle` s, and until its background warm-up (every page rendered
+    once) is over: its CPU use stays under 5 % for a second. A cold load measured during
     the warm-up competes with it."""
-    p = subprocess.Popen([sys.executable, *argv, "--port", "0"], stdout=subprocess.PIPE, text=True)
+    env = dict(os.environ, **({"GELU_LAB_FAST": fast} if fast is not None else {}))
+    p = subprocess.Popen([sys.executable, *argv, "--port", "0"], stdout=subprocess.PIPE, text=True, env=env)
     m = re.search(r"(http://127\.0\.0\.1:\d+)/", p.stdout.readline())
     if not m:
         p.kill()
         raise SystemExit("server did not start")
     time.sleep(settle)
-    hz, deadline = os.sysconf("SC_CLK_TCK"), time.monotonic() + 120
+    settled(p)
+    return p, m.group(1)
+
+
+def settled(p, deadline_s: float = 120) -> None:
+    """Wait until process p's CPU use stays under 5 % for a second."""
+    hz, deadline = os.sysconf("SC_CLK_TCK"), time.monotonic() + deadline_s
     while time.monotonic() < deadline:
         t0 = cpu_ticks(p.pid)
         time.sleep(1.0)
         if cpu_ticks(p.pid) - t0 < 0.05 * hz:
             break
-    return p, m.group(1)
 
 
 # Run in every document of a load context: the first animation frame in which READY
@@ -186,35 +202,186 @@ def page_loads(browser, base: str, paths, cold_n: int = 3) -> None:
         ctx.close()
 
 
-def control_latency(browser, base: str, controls, n: int) -> None:
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = ctx.new_page()
-    print(f"{'control':<22}{'kind':<12}{'readout':<24}{'p50':>7}{'p95':>7}{'bar':>6}     {'figure redrawn p50':>18}{'p95':>7}")
-    for url, cid, key, target, kind, fig in controls:
+class Presser:
+    """One control of one server in a tab of its own: press it, time readout and redraw."""
+
+    def __init__(self, browser, base: str, control):
+        url, self.cid, self.key, self.target, self.kind, fig = control
+        self.ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.page = page = self.ctx.new_page()
         page.goto(base + url)
         page.wait_for_function(READY, polling="raf", timeout=60_000)
-        page.evaluate(PROBE, [target, key, fig])
-        if key == "click":
-            boxes = page.locator(f"#{cid} input[type=checkbox]")
-            el = [boxes.nth(i) for i in (5, 6)]  # SiLU, ELU: toggled on and off
+        page.evaluate(PROBE, [self.target, self.key, fig])
+        if self.key == "click":
+            boxes = page.locator(f"#{self.cid} input[type=checkbox]")
+            self.boxes = [boxes.nth(i) for i in (5, 6)]  # SiLU, ELU: toggled on and off
         else:
-            thumb = page.locator(f"#{cid} [role=slider]")
-            thumb.focus()
-        for i in range(n):
-            if key == "click":
-                el[i % 2].click()
+            self.thumb = page.locator(f"#{self.cid} [role=slider]")
+        self.i = 0
+
+    def press(self, n: int) -> None:
+        page, back = self.page, "ArrowLeft" if self.key == "ArrowRight" else "ArrowRight"
+        for _ in range(n):
+            if self.key == "click":
+                self.boxes[self.i % 2].click()
             else:
-                thumb.press(key if i % 2 == 0 else ("ArrowLeft" if key == "ArrowRight" else "ArrowRight"))
-            page.wait_for_function("n => window.__lat.length >= n", arg=i + 1, timeout=10_000)
+                self.thumb.press(self.key if self.i % 2 == 0 else back)
+            self.i += 1
+            page.wait_for_function("n => window.__lat.length >= n", arg=self.i, timeout=10_000)
             # next press once this one's figure has settled, and 30 ms after its readout
             page.wait_for_function("s => performance.now() - window.__k >= s", arg=SETTLE, timeout=10_000)
             page.wait_for_timeout(30)
-        lat, drawn = page.evaluate("window.__lat"), [d for d in page.evaluate("window.__drawn") if d is not None]
+
+    def times(self):
+        """(readout latencies, figure-redrawn latencies) in ms."""
+        return self.page.evaluate("window.__lat"), [d for d in self.page.evaluate("window.__drawn") if d is not None]
+
+    def close(self):
+        self.ctx.close()
+
+
+def control_latency(browser, base: str, controls, n: int) -> None:
+    print(f"{'control':<22}{'kind':<12}{'readout':<24}{'p50':>7}{'p95':>7}{'bar':>6}     {'figure redrawn p50':>18}{'p95':>7}")
+    for control in controls:
+        pr = Presser(browser, base, control)
+        pr.press(n)
+        lat, drawn = pr.times()
+        pr.close()
         p50, p95 = pct(lat, 50), pct(lat, 95)
-        ok = "ok" if p95 <= BAR[kind] else "OVER"
+        ok = "ok" if p95 <= BAR[pr.kind] else "OVER"
         drawn_txt = f"{pct(drawn, 50):14.1f}{pct(drawn, 95):9.1f}" if drawn else f"{'-':>14}{'-':>9}"
-        print(f"{cid:<22}{kind:<12}{target:<24}{p50:7.1f}{p95:7.1f}{BAR[kind]:6.0f} {ok:<4}{drawn_txt}", flush=True)
-    ctx.close()
+        print(f"{pr.cid:<22}{pr.kind:<12}{pr.target:<24}{p50:7.1f}{p95:7.1f}{BAR[pr.kind]:6.0f} {ok:<4}{drawn_txt}", flush=True)
+
+
+BASE = "every trick"
+
+
+def start_variants(names: list[str], settle: float) -> dict:
+    """{variant: (process, URL)}: `gelu-lab serve` with every speed trick, and for each name
+    one without that trick ("all": one with none); all started at once, then settled."""
+    fast = {BASE: "1"}
+    for n in names:  # "a+b": one server without a and b
+        fast["no trick" if n == "all" else f"-{n}"] = "0" if n == "all" else ",".join(f"-{m}" for m in n.split("+"))
+    procs = {}
+    for v, spec in fast.items():
+        env = dict(os.environ, GELU_LAB_FAST=spec)
+        procs[v] = subprocess.Popen([sys.executable, "-m", "gelu_lab", "serve", "--port", "0"], stdout=subprocess.PIPE, text=True, env=env)
+    out = {}
+    for v, p in procs.items():
+        m = re.search(r"(http://127\.0\.0\.1:\d+)/", p.stdout.readline())
+        if not m:
+            for q in procs.values():
+                q.kill()
+            raise SystemExit(f"server {v} did not start")
+        out[v] = (p, m.group(1))
+    time.sleep(settle)
+    for p, _ in out.values():
+        settled(p)
+    return out
+
+
+def busy(interval: float = 1.0) -> float:
+    """Share of all CPUs busy over `interval` s (Linux /proc/stat)."""
+    def ticks():
+        f = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+        return sum(f), f[3] + f[4]  # total, idle + iowait
+    t0, i0 = ticks()
+    time.sleep(interval)
+    t1, i1 = ticks()
+    return 1 - (i1 - i0) / max(t1 - t0, 1)
+
+
+def wait_quiet(quiet: float, timeout: float = 90.0) -> bool:
+    """Wait (between measurements, the bench idle) until at most `quiet` of the CPUs is busy
+    for a second: what else runs on a shared machine then falls less on the pair of loads
+    that follows. False when `timeout` s passed without."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if busy() <= quiet:
+            return True
+    return False
+
+
+def _quartiles(d) -> str:
+    return f"{pct(d, 50):+8.0f}{pct(d, 25):+8.0f}{pct(d, 75):+8.0f}"
+
+
+def ab_loads(browser, bases: dict, paths, rounds: int, rng, quiet: float = 1.0) -> None:
+    """Cold loads, each in a fresh context, round the servers in a shuffled order per page and
+    round, each such group once the machine is quiet (wait_quiet; quiet=1: no wait)."""
+    t = {v: {p: [] for p in paths} for v in bases}
+    loud = 0
+    for _ in range(rounds):
+        for path in paths:
+            loud += quiet < 1 and not wait_quiet(quiet)
+            for v in rng.permutation(list(bases)):
+                ctx, page = load_page(browser)
+                t[v][path].append(load_time(page, bases[v] + path + "?lang=en"))
+                ctx.close()
+    print(f"\ncold load A/B (ms), {rounds} rounds x {len(paths)} pages, interleaved; difference = variant - '{BASE}', paired by page and round")
+    if quiet < 1:
+        print(f"each group started once at most {quiet:.0%} of the CPUs were busy; {loud} of {rounds * len(paths)} groups started without (after 90 s)")
+    print(f"{'variant':<16}{'median':>8}{'diff p50':>10}{'p25':>8}{'p75':>8}   diff p50 per page ({', '.join(paths)})")
+    for v in bases:
+        pooled = [x for p in paths for x in t[v][p]]
+        if v == BASE:
+            print(f"{v:<16}{pct(pooled, 50):8.0f}")
+            continue
+        d = [a - b for p in paths for a, b in zip(t[v][p], t[BASE][p])]
+        per = " ".join(f"{pct([a - b for a, b in zip(t[v][p], t[BASE][p])], 50):+5.0f}" for p in paths)
+        print(f"{v:<16}{pct(pooled, 50):8.0f}  {_quartiles(d)}   {per}", flush=True)
+
+
+def ab_controls(browser, bases: dict, controls, n: int, rng, block: int = 5, quiet: float = 1.0) -> None:
+    """Each control pressed on every server, in blocks of `block` presses, servers in a shuffled
+    order per round of blocks, each round once the machine is quiet (wait_quiet)."""
+    print(f"\ncontrol latency A/B (ms, input -> readout changed), n = {n} per server, blocks of {block}, interleaved")
+    print(f"{'control':<22}{'variant':<16}{'p50':>7}{'p95':>7}{'diff p50':>10}{'diff p95':>10}   {'redrawn p50':>11}{'p95':>7}")
+    for control in controls:
+        pr = {v: Presser(browser, base, control) for v, base in bases.items()}
+        for _ in range(max(1, n // block)):
+            if quiet < 1:
+                wait_quiet(quiet)
+            for v in rng.permutation(list(bases)):
+                pr[v].press(block)
+        res = {v: p.times() for v, p in pr.items()}
+        for p in pr.values():
+            p.close()
+        a50, a95 = pct(res[BASE][0], 50), pct(res[BASE][0], 95)
+        for v, (lat, drawn) in res.items():
+            diff = "" if v == BASE else f"{pct(lat, 50) - a50:+10.1f}{pct(lat, 95) - a95:+10.1f}"
+            drawn_txt = f"{pct(drawn, 50):11.1f}{pct(drawn, 95):7.1f}" if drawn else f"{'-':>11}{'-':>7}"
+            print(f"{control[1]:<22}{v:<16}{pct(lat, 50):7.1f}{pct(lat, 95):7.1f}{diff:<20}   {drawn_txt}", flush=True)
+
+
+def ab(args) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from gelu_lab.app import speed
+
+    names = [n.strip() for n in args.ab.split(",") if n.strip()]
+    speed.enabled(",".join(f"-{m}" for n in names if n != "all" for m in n.split("+")) or "1")  # unknown names fail here
+    rng = np.random.default_rng(args.seed)
+    servers = start_variants(names, args.settle)
+    bases = {v: base for v, (_, base) in servers.items()}
+    print("servers:", ", ".join(f"{v} {b}" for v, b in bases.items()))
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            if not args.no_loads:
+                for base in bases.values():  # one throwaway load each: the servers' first requests
+                    ctx, page = load_page(browser)
+                    load_time(page, base + "/")
+                    ctx.close()
+                ab_loads(browser, bases, PAGES, args.rounds, rng, args.quiet)
+            if not args.no_controls:
+                ab_controls(browser, bases, [c for c in CONTROLS if args.only in c[1]], args.n, rng, quiet=args.quiet)
+            browser.close()
+    finally:
+        for p, _ in servers.values():
+            p.terminate()
+            p.wait(timeout=10)
+    print(f"\nload average at the end: {' '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs")
 
 
 def main() -> int:
@@ -224,7 +391,16 @@ def main() -> int:
     ap.add_argument("--cold", type=int, default=3, help="fresh-context loads per page for the cold figure (median)")
     ap.add_argument("--only", default="", help="measure only controls whose id contains this (and no page loads)")
     ap.add_argument("--no-floor", action="store_true", help="skip the Dash floor (bench/dash_floor.py)")
+    ap.add_argument("--ab", default="", help="A/B of speed tricks: comma-separated names of gelu_lab/app/speed.py, or all")
+    ap.add_argument("--rounds", type=int, default=4, help="--ab: cold loads per page and server")
+    ap.add_argument("--no-loads", action="store_true", help="--ab: no page loads")
+    ap.add_argument("--no-controls", action="store_true", help="--ab: no control presses")
+    ap.add_argument("--seed", type=int, default=0, help="--ab: seed of the shuffled orders")
+    ap.add_argument("--quiet", type=float, default=1.0, help="--ab: start each group of loads once at most this share of the CPUs is busy (1: at once)")
     args = ap.parse_args()
+    if args.ab:
+        ab(args)
+        return 0
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:

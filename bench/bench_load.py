@@ -4,7 +4,7 @@
     .venv/bin/python bench/bench_load.py --clients 5 --seconds 5 --out /tmp/load.json
 
 Starts `gelu-lab serve --port 0` in a subprocess (127.0.0.1, a free port), learns
-the app from the app itself (each built page of the registry, the scripts and
+the app from the app itself (each page of the registry, the scripts and
 styles its HTML names, Dash's /_dash-layout for that page and /_dash-dependencies),
 then runs N client threads for T seconds. Each client is a reader, one
 keep-alive connection, visiting pages in a loop:
@@ -180,14 +180,14 @@ def moved(ctype: str, props: dict, prop: str, rng: random.Random):
 
 
 class Site:
-    """The built pages as seen over HTTP: route, assets, components, callbacks."""
+    """The pages as seen over HTTP: route, assets, components, callbacks."""
 
     def __init__(self, base: str):
         from gelu_lab.app import registry
 
         self.base = base
         self.conn = http.client.HTTPConnection(urlsplit(base).netloc, timeout=120)
-        self.routes = [p.route for p in registry.PAGES if p.built]
+        self.routes = [p.route for p in registry.PAGES]
         status, deps = _get(self.conn, "/_dash-dependencies")
         assert status == 200, f"/_dash-dependencies: HTTP {status}"
         self.deps = json.loads(deps)

@@ -50,7 +50,7 @@ def built_pages():
     """(Page row, page module) for every page switched on in the registry."""
     from gelu_lab.app import page_module, registry
 
-    return [(p, page_module(p.slug)) for p in registry.PAGES if p.built]
+    return [(p, page_module(p.slug)) for p in registry.PAGES]
 
 
 def junk_value(rng: random.Random, p) -> str:

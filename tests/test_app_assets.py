@@ -1,5 +1,6 @@
-"""What a cold page load fetches: the lean regenerator runtime instead of Dash's
-@babel/polyfill, no dash_table, and no MathJax (formulas are MathML). Fetched from the WSGI app."""
+"""What a cold page load fetches with the speed tricks on (the default): the lean
+regenerator runtime instead of Dash's @babel/polyfill, no dash_table, and no MathJax
+(formulas are MathML). Fetched from the WSGI app."""
 
 from __future__ import annotations
 
@@ -29,28 +30,28 @@ def test_index_loads_the_regenerator_runtime_not_the_polyfill(client):
 
 
 def test_creating_the_app_twice_changes_nothing(client):
-    from gelu_lab.app import _serve_lean_polyfill
+    from gelu_lab.app import speed
 
     def scripts():
         return re.findall(r'<script src="([^"]+)"', client.get("/").get_data(as_text=True))
 
     before = scripts()
-    _serve_lean_polyfill()
+    speed._drop_polyfill()
+    speed._drop_dash_table()
+    speed._eager_chunks()
     assert scripts() == before
 
 
 def test_every_script_asks_to_be_compiled_on_load(client):
-    """Each script Dash serves starts with V8's explicit compile hint, byte for byte
-    the file after it (the whole script is still served)."""
-    from pathlib import Path
-
-    from gelu_lab import app as app_pkg
+    """Each script the page loads (Dash's and the app's assets) starts with V8's explicit
+    compile hint, byte for byte the file after it (the whole script is still served)."""
+    from gelu_lab.app import ASSETS
 
     html = client.get("/relu?lang=en").get_data(as_text=True)
-    suites = [s for s in re.findall(r'<script src="([^"]+)"', html) if "/_dash-component-suites/" in s]
-    assert len(suites) >= 8
-    for s in suites:
+    scripts = re.findall(r'<script src="([^"]+)"', html)
+    assert len([s for s in scripts if "/_dash-component-suites/" in s]) >= 8 and len([s for s in scripts if "/assets/" in s]) >= 2
+    for s in scripts:
         body = client.get(s).data
         assert body.startswith(b"//# allFunctionsCalledOnLoad\n"), s
-    plotly = next(s for s in suites if "plotly-basic" in s)
-    assert client.get(plotly).data == b"//# allFunctionsCalledOnLoad\n" + (Path(app_pkg.__file__).parent / "vendor" / "plotly-basic.min.js").read_bytes()
+    plotly = next(s for s in scripts if "plotly-basic" in s)
+    assert client.get(plotly).data == b"//# allFunctionsCalledOnLoad\n" + (ASSETS / "vendor" / "plotly-basic.min.js").read_bytes()

@@ -1,7 +1,6 @@
 """Every page of the app, in navigation order (DESIGN.md, "Pages").
 
-A row with ``built=False`` shows in the navigation as "coming". A built page
-is the module ``gelu_lab.app.pages.<slug>`` with its text in
+A page is the module ``gelu_lab.app.pages.<slug>`` with its text in
 ``content/{zh,en}/<slug>.md``; its nav title and one-line question come from
 the ``nav.<slug>`` and ``q.<slug>`` blocks of ``content/<lang>/shell.md``.
 """
@@ -15,21 +14,20 @@ from dataclasses import dataclass
 class Page:
     slug: str
     route: str
-    built: bool = False
 
 
 PAGES = [
-    Page("overview", "/", built=True),
-    Page("definition", "/definition", built=True),
-    Page("relu", "/relu", built=True),
-    Page("sigmoid", "/sigmoid", built=True),
-    Page("gradients", "/gradients", built=True),
-    Page("implementation", "/implementation", built=True),
-    Page("ffn", "/ffn", built=True),
-    Page("bert", "/bert", built=True),
-    Page("demo", "/demo", built=True),
-    Page("misconceptions", "/misconceptions", built=True),
-    Page("interview", "/interview", built=True),
+    Page("overview", "/"),
+    Page("definition", "/definition"),
+    Page("relu", "/relu"),
+    Page("sigmoid", "/sigmoid"),
+    Page("gradients", "/gradients"),
+    Page("implementation", "/implementation"),
+    Page("ffn", "/ffn"),
+    Page("bert", "/bert"),
+    Page("demo", "/demo"),
+    Page("misconceptions", "/misconceptions"),
+    Page("interview", "/interview"),
 ]
 
 

@@ -1,17 +1,20 @@
-"""Page state in the URL query string: parse, clamp, report.
+"""Page state in the URL query string: the app's one URL codec (parse, clamp, report; write).
 
-Each page declares its controls as :class:`Param` rows. ``read(params, query)``
-turns a (possibly hand-edited) query string into valid values: a value that is
-not a number falls back to the default, an out-of-range one is clamped, and
-each such repair yields a one-line note for the reader. Nothing is ever
-evaluated; unknown keys are ignored.
+The query string is ``?x=2&show=gelu,relu&lang=en``: one key per control, a list
+written ``a,b``, the language last. Each page declares its controls as
+:class:`Param` rows. ``read(params, query)`` turns a (possibly hand-edited) query
+string into valid values: a value that is not a number falls back to the default,
+an out-of-range one is clamped, and each such repair yields a one-line note for the
+reader. Nothing is ever evaluated; unknown keys are ignored. :func:`encode` and
+:func:`href` write it on the server; in the browser ``gelu_lab.query``
+(assets/gelu_lab.js) writes the same for the controls' current values.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlencode
 
 from .content import DEFAULT_LANG, LANGS
 
@@ -56,12 +59,30 @@ class Param:
             return c, ("clamped", {"name": self.name, "raw": str(raw)[:40], "lo": f"{self.lo:g}", "hi": f"{self.hi:g}", "value": c})
         return c, None
 
-    def encode(self, value) -> str:
-        if self.multi:
-            return ",".join(value or [])
-        if isinstance(value, float) and value.is_integer():
-            return str(int(value))
-        return str(value)
+
+def encode(values: dict, lang: str) -> str:
+    """The query string of page state {name: value} in `lang`: ``"?x=2&show=a,b&lang=en"``.
+
+    The inverse of :func:`read` for valid values; an empty value (None, "") is left
+    out, a whole float is written as an integer (as JavaScript's ``String`` does), and
+    the characters are escaped as the browser's URLSearchParams does (but for ``~``).
+    """
+    q = {k: _text(v) for k, v in values.items() if v is not None and v != ""}
+    q["lang"] = lang
+    return "?" + urlencode(q, safe=",*")
+
+
+def href(route: str, lang: str) -> str:
+    """The link to a page in `lang`, its controls at their defaults: ``/relu?lang=en``."""
+    return route + encode({}, lang)
+
+
+def _text(v) -> str:
+    if isinstance(v, (list, tuple)):
+        return ",".join(str(i) for i in v)
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
 
 
 def query_dict(search: str | None) -> dict[str, str]:

@@ -1,34 +1,30 @@
-// GELU Lab clientside callbacks. They only look up and arrange numbers that the
-// server computed with gelu_lab (tables shipped with each page); no maths here.
+// GELU Lab's clientside callbacks: dash_clientside.gelu_lab, named in the pages by
+// ClientsideFunction("gelu_lab", name); window.gelu_lab holds their helpers and the
+// URL codec's writer. They only look up and arrange numbers that the server computed
+// with gelu_lab (tables shipped with each page); no maths here.
 window.gelu_lab = (function () {
-  function query(names, values, lang) {
-    const q = new URLSearchParams();
-    names.forEach(function (n, i) {
-      const v = values[i];
-      if (v === null || v === undefined || v === "" || (typeof v === "number" && !isFinite(v))) return;
-      q.set(n, Array.isArray(v) ? v.join(",") : String(v));
-    });
-    q.set("lang", lang || "zh");
-    return "?" + q.toString().replace(/%2C/g, ",");
+  function bad(v) {
+    return v === null || v === undefined || v === "" || !isFinite(Number(v));
   }
   return {
-    // mirror a page's control values into the address bar, without a reload
-    sync_url: function (names, args) {
-      const lang = args[names.length];
-      const search = query(names, args.slice(0, names.length), lang);
-      if (search !== window.location.search) {
-        window.history.replaceState(window.history.state, "", window.location.pathname + search);
-      }
-      return search;
-    },
-    // the buttons are re-rendered with every page, which fires this callback with
-    // n_clicks = 0 (prevent_initial_call does not hold for inserted inputs): ignore that
-    switch_lang: function (zh, en) {
-      if (!zh && !en) return window.dash_clientside.no_update;
-      const trig = window.dash_clientside.callback_context.triggered_id;
-      const q = new URLSearchParams(window.location.search);
-      q.set("lang", trig === "lang-en" ? "en" : "zh");
+    // The query string of page state, [name, value] pairs then lang: the writer of the
+    // URL codec whose reader is app/state.py (state.read; state.encode writes the same).
+    // A list is written a,b; an empty or non-finite value is left out.
+    query: function (pairs, lang) {
+      const q = new URLSearchParams();
+      pairs.forEach(function (p) {
+        const v = p[1];
+        if (v === null || v === undefined || v === "" || (typeof v === "number" && !isFinite(v))) return;
+        q.set(p[0], Array.isArray(v) ? v.join(",") : String(v));
+      });
+      q.set("lang", lang || "zh");
       return "?" + q.toString().replace(/%2C/g, ",");
+    },
+    // the query string's pairs, lang left out
+    pairs: function (search) {
+      const out = [];
+      new URLSearchParams(search).forEach(function (v, k) { if (k !== "lang") out.push([k, v]); });
+      return out;
     },
     // index of value v on the table's grid (lo, step, n), clamped
     index: function (v, t) {
@@ -46,12 +42,11 @@ window.gelu_lab = (function () {
       return el && (el.classList.contains("js-plotly-plot") ? el : el.querySelector(".js-plotly-plot"));
     },
     // Move curves of a drawn figure in place: Plotly.animate without redraw rewrites
-    // only the paths of the given traces (~10-20 ms on the slow test CPU), where a new
-    // figure through Dash meant Plotly.react of the whole figure (30-70 ms). It starts
-    // in the next task, after Dash has shown the callback's readouts. The axes are left
-    // as drawn: such figures have fixed ranges. `later` ({attr: [value per trace]},
-    // e.g. legend names) redraws the legend, so it is restyled once the control rests.
-    // gd.data holds what is drawn (PNG download, resize).
+    // only the paths of the given traces, where a new figure through Dash means
+    // Plotly.react of the whole figure. It starts in the next task, after Dash has shown
+    // the callback's readouts. The axes are left as drawn: such figures have fixed
+    // ranges. `later` ({attr: [value per trace]}, e.g. legend names) redraws the legend,
+    // so it is restyled once the control rests. gd.data holds what is drawn (PNG, resize).
     move: function (gd, traces, data, later) {
       setTimeout(function () {
         if (gd.isConnected) Plotly.animate(gd, { data: data, traces: traces },
@@ -62,60 +57,51 @@ window.gelu_lab = (function () {
         gd.__later = setTimeout(function () { if (gd.isConnected) Plotly.restyle(gd, later, traces); }, 150);  // the page may be gone
       }
     },
-    bad: function (v) {
-      return v === null || v === undefined || v === "" || !isFinite(Number(v));
-    },
+    bad: bad,
     // what the readouts of a slider table show at value v: the texts of table.ids
     reads: function (v, t) {
       return t.reads[window.gelu_lab.index(v, t)];
     },
+    // a family of precomputed curves y[i] of figure `id`, indexed by a slider
+    family: function (id, v, dv, table) {
+      const G = window.gelu_lab, nu = window.dash_clientside.no_update;
+      v = G.moved(v);
+      const gd = G.plot(id);
+      if (G.bad(v) || !gd) return table.ids.map(function () { return nu; });
+      const i = G.index(v, table);
+      G.move(gd, [table.trace], [{ y: table.y[i] }], { name: [table.names[i]] });
+      return table.reads[i];
+    },
   };
-})();
-
-// Readouts that follow their slider before Dash does. Dash 4's slider shows its new
-// value on the handle (aria-valuenow) as soon as a key or a drag moves it; the
-// clientside callback that computes the readouts runs a frame or more later, after
-// Dash has passed the value through its store. A slider made with a table
-// (components.slider: data-table names the dcc.Store of its table) gets its
-// readouts written right here, from the same table row; the callback then writes
-// the same texts again (and moves the figure).
-(function () {
-  function early(handle) {
-    const box = handle.closest("[data-table]"), api = window.dash_component_api;
-    const layout = box && api && api.getLayout && api.getLayout(box.getAttribute("data-table"));
-    const t = layout && layout.props && layout.props.data, v = handle.getAttribute("aria-valuenow");
-    if (!t || !t.reads || window.gelu_lab.bad(v)) return;
-    window.gelu_lab.reads(v, t).forEach(function (text, k) {
-      const node = (document.getElementById(t.ids[k]) || {}).firstChild;  // React's text node: it updates it again
-      if (node && node.nodeType === 3 && node.nodeValue !== text) node.nodeValue = text;
-    });
-  }
-  new MutationObserver(function (records) {
-    records.forEach(function (r) { early(r.target); });
-  }).observe(document.documentElement, { subtree: true, attributes: true, attributeFilter: ["aria-valuenow"] });
-})();
-
-// Ticks that show before Dash does. A checklist inside an element with data-rows
-// (an id prefix) and data-plot (a figure's id) shows or hides, as soon as a box
-// changes, the row data-rows + value and the curve whose meta is the value (drawn,
-// transparent when unticked: figures/curves.py); the clientside callback then redraws
-// the figure with the same choice (legend, hover).
-(function () {
-  document.addEventListener("change", function (e) {
-    const box = e.target, host = box.closest && box.closest("[data-rows]");
-    if (!host || box.type !== "checkbox") return;
-    const gd = window.gelu_lab.plot(host.getAttribute("data-plot"));
-    const layers = gd ? gd.querySelectorAll(".scatterlayer .trace") : [];
-    const row = document.getElementById(host.getAttribute("data-rows") + box.value);
-    if (row) row.hidden = !box.checked;
-    (gd && gd.data || []).forEach(function (tr, i) {
-      if (tr.meta === box.value && layers[i]) layers[i].style.opacity = box.checked ? 1 : 0;
-    });
-  }, true);
 })();
 
 window.dash_clientside = Object.assign({}, window.dash_clientside, {
   gelu_lab: {
+    // shell: the URL the shell should show; no update when the layout already rendered it
+    route: function (path, search, rendered) {
+      const k = (path || "/") + (search || "");
+      return k === rendered ? window.dash_clientside.no_update : k;
+    },
+    // shell: mirror a page's control values into the address bar, without a reload.
+    // Inputs: the page's controls "<slug>-<param>", then the lang; output "<slug>-url".
+    sync_url: function () {
+      const ctx = window.dash_clientside.callback_context, args = Array.prototype.slice.call(arguments);
+      const out = Array.isArray(ctx.outputs_list) ? ctx.outputs_list[0] : ctx.outputs_list;
+      const slug = out.id.replace(/-url$/, "");
+      const pairs = ctx.inputs_list.map(function (inp, i) { return [inp.id.slice(slug.length + 1), args[i]]; });
+      const search = window.gelu_lab.query(pairs, args[pairs.length]);
+      if (search !== window.location.search) {
+        window.history.replaceState(window.history.state, "", window.location.pathname + search);
+      }
+      return search;
+    },
+    // shell: the language buttons. They are re-rendered with every page, which fires this
+    // callback with n_clicks = 0 (prevent_initial_call does not hold for inserted inputs): ignore that
+    switch_lang: function (zh, en) {
+      if (!zh && !en) return window.dash_clientside.no_update;
+      const trig = window.dash_clientside.callback_context.triggered_id;
+      return window.gelu_lab.query(window.gelu_lab.pairs(window.location.search), trig === "lang-en" ? "en" : "zh");
+    },
     // Definition: move x. table: {lo, step, n, xs, density, gelu} (numbers) and
     // {reads, label} (preformatted); the shaded area, both markers and the
     // Phi(x) label (a text trace) move in the drawn figure (gelu_lab.move); returns the readouts.
@@ -131,21 +117,13 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
       ]);
       return table.reads[i];
     },
-    // a family of precomputed curves y[i] indexed by a slider (vs ReLU's s, vs Sigmoid's beta)
-    family: function (id, v, dv, table) {
-      const G = window.gelu_lab, nu = window.dash_clientside.no_update;
-      v = G.moved(v);
-      const gd = G.plot(id);
-      if (G.bad(v) || !gd) return table.ids.map(function () { return nu; });
-      const i = G.index(v, table);
-      G.move(gd, [table.trace], [{ y: table.y[i] }], { name: [table.names[i]] });
-      return table.reads[i];
-    },
+    // vs ReLU: GELU(s x)/s for the slider's s; vs Sigmoid: x sigma(beta x) for its beta
+    relu_s: function (v, dv, table) { return window.gelu_lab.family("relu-scale", v, dv, table); },
+    sigmoid_beta: function (v, dv, table) { return window.gelu_lab.family("sigmoid-family", v, dv, table); },
     // Overview: the ticked activations' curves and table rows. spec = [every name, in
     // the rows' order; a ticked curve's style; an unticked one's] (figures/curves.py
     // SHOWN, HIDDEN): every curve is drawn, an unticked one transparent, skipped by the
-    // hover, not in the legend. The tick already showed (see the early toggles below);
-    // this is the figure as drawn from now on (legend, hover, PNG download).
+    // hover, not in the legend.
     visible: function (names, fig, spec) {
       const nu = window.dash_clientside.no_update, all = spec[0];
       if (!fig || !Array.isArray(names)) return [nu].concat(all.map(function () { return nu; }));
@@ -154,6 +132,7 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
       }) });
       return [f].concat(all.map(function (n) { return names.indexOf(n) < 0; }));
     },
+    // a preset button {type, value} sets its slider to its value
     preset: function (clicks) {
       const trig = window.dash_clientside.callback_context.triggered_id;
       if (!trig || !clicks.some(function (c) { return c; })) return window.dash_clientside.no_update;
@@ -182,22 +161,3 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
     });
   }).observe(document.documentElement, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-mathml"] });
 })();
-
-// dcc.Graph and dcc.Slider are React.lazy components. Their code is on the page
-// before Dash renders (app/__init__.py: EAGER_CHUNKS), yet the first render of each
-// still suspends: React commits the page without them, paints it, and renders it
-// again, 100-230 ms between the page and its first figure on the 2-core test
-// machine. Rendering one of each once, off the document, as soon as the scripts
-// have run resolves the lazy wrappers; Dash's first render of the page then commits
-// its figures and sliders with it (tests/test_app_pages.py checks).
-document.addEventListener("DOMContentLoaded", function () {
-  const dcc = window.dash_core_components, h = window.React && window.React.createElement;
-  if (!dcc || !h || !window.ReactDOM || !window.ReactDOM.createRoot) return;
-  const root = window.ReactDOM.createRoot(document.createElement("div")), nop = function () {};
-  window.ReactDOM.flushSync(function () {
-    root.render(h("div", null,
-      h(dcc.Graph, { id: "gelu-lab-lazy-graph", figure: { data: [], layout: {} }, setProps: nop }),
-      h(dcc.Slider, { id: "gelu-lab-lazy-slider", min: 0, max: 1, value: 0, setProps: nop })));
-  });
-  root.unmount();
-});

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from dash import ALL, Input, Output, State, callback, clientside_callback, dcc, html, no_update
+from dash import ALL, ClientsideFunction, Input, Output, State, callback, clientside_callback, dcc, html, no_update
 
 from ...analysis import theory
 from ...figures import definition as figs
@@ -102,14 +102,14 @@ def layout(state, lang):
 
 
 clientside_callback(
-    "function(v) { return window.dash_clientside.gelu_lab.preset(v); }",
+    ClientsideFunction("gelu_lab", "preset"),
     Output("definition-x", "value"),
     Input({"type": "definition-preset", "value": ALL}, "n_clicks"),
     prevent_initial_call=True,
 )
 
-clientside_callback(  # moves the shaded area, markers and label in the drawn figure (assets/gelu_lab.js)
-    "function(x, dx, table) { return window.dash_clientside.gelu_lab.definition_x(x, dx, table); }",
+clientside_callback(  # moves the shaded area, markers and label in the drawn figure
+    ClientsideFunction("gelu_lab", "definition_x"),
     [Output(r, "children") for r in READOUTS],
     Input("definition-x", "value"),
     Input("definition-x", "drag_value"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from dash import Input, Output, State, callback, clientside_callback, dcc, html, no_update
+from dash import ClientsideFunction, Input, Output, State, callback, clientside_callback, dcc, html, no_update
 
 from ... import activations
 from ...analysis import theory
@@ -88,8 +88,8 @@ def layout(state, lang):
     )
 
 
-clientside_callback(  # moves the curve in the drawn figure (assets/gelu_lab.js)
-    "function(v, dv, table) { return window.dash_clientside.gelu_lab.family('relu-scale', v, dv, table); }",
+clientside_callback(  # moves the curve in the drawn figure
+    ClientsideFunction("gelu_lab", "relu_s"),
     [Output(r, "children") for r in READOUTS],
     Input("relu-s", "value"),
     Input("relu-s", "drag_value"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from dash import ALL, Input, Output, State, clientside_callback, dcc, html
+from dash import ALL, ClientsideFunction, Input, Output, State, clientside_callback, dcc, html
 
 from ... import activations
 from ... import numerics as nm
@@ -86,14 +86,14 @@ def layout(state, lang):
 
 
 clientside_callback(
-    "function(v) { return window.dash_clientside.gelu_lab.preset(v); }",
+    ClientsideFunction("gelu_lab", "preset"),
     Output("sigmoid-beta", "value"),
     Input({"type": "sigmoid-preset", "value": ALL}, "n_clicks"),
     prevent_initial_call=True,
 )
 
-clientside_callback(  # moves the curve in the drawn figure (assets/gelu_lab.js)
-    "function(v, dv, table) { return window.dash_clientside.gelu_lab.family('sigmoid-family', v, dv, table); }",
+clientside_callback(  # moves the curve in the drawn figure
+    ClientsideFunction("gelu_lab", "sigmoid_beta"),
     [Output(r, "children") for r in READOUTS],
     Input("sigmoid-beta", "value"),
     Input("sigmoid-beta", "drag_value"),

@@ -1,0 +1,22 @@
+// A speed trick (app/speed.py: "readouts"). Readouts that follow their slider before
+// Dash does: Dash 4's slider shows its new value on the handle (aria-valuenow) as soon
+// as a key or a drag moves it; the clientside callback that computes the readouts runs
+// a frame or more later, after Dash has passed the value through its store. A slider
+// made with a table (components.slider: data-table names the dcc.Store of its table)
+// gets its readouts written right here, from the same table row, into React's text
+// nodes; the callback then writes the same texts again (and moves the figure).
+(function () {
+  function early(handle) {
+    const box = handle.closest("[data-table]"), api = window.dash_component_api;
+    const layout = box && api && api.getLayout && api.getLayout(box.getAttribute("data-table"));
+    const t = layout && layout.props && layout.props.data, v = handle.getAttribute("aria-valuenow");
+    if (!t || !t.reads || window.gelu_lab.bad(v)) return;
+    window.gelu_lab.reads(v, t).forEach(function (text, k) {
+      const node = (document.getElementById(t.ids[k]) || {}).firstChild;
+      if (node && node.nodeType === 3 && node.nodeValue !== text) node.nodeValue = text;
+    });
+  }
+  new MutationObserver(function (records) {
+    records.forEach(function (r) { early(r.target); });
+  }).observe(document.documentElement, { subtree: true, attributes: true, attributeFilter: ["aria-valuenow"] });
+})();
