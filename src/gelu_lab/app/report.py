@@ -4,7 +4,7 @@
 
 What goes in, and where it comes from (no maths here; this is an entry point):
 
-- every built page of the app, rendered by the page's own ``layout()`` with its
+- every page of the app, rendered by the page's own ``layout()`` with its
   default state, so the text (``app/content/<lang>/*.md``) and the figures (the
   pure functions in :mod:`gelu_lab.figures`) are exactly the app's. The Dash
   component tree is written out as static HTML (the pages' prose is already HTML
@@ -358,7 +358,7 @@ def build(out="gelu-lab.html", lang: str = "zh", store=None, progress: bool | No
     t0 = time.perf_counter()
     w = content.text(lang, "report")
     shell = content.text(lang, "shell")
-    pages = [p for p in registry.PAGES if p.built]
+    pages = registry.PAGES
     writer = _Writer({p.route: f"page-{p.slug}" for p in pages})
     bar = tqdm(total=len(pages) + 2, desc="report", unit="part", disable=None if progress is None else not progress, leave=False)
     sections, toc = [], []
@@ -371,9 +371,6 @@ def build(out="gelu-lab.html", lang: str = "zh", store=None, progress: bool | No
             sections.append(f'<section class="report-page page" id="page-{p.slug}" data-page="{p.slug}">{body}</section>')
             toc.append(f'<li><a href="#page-{p.slug}">{html.escape(shell[f"nav.{p.slug}"])}</a> — {html.escape(shell[f"q.{p.slug}"])}</li>')
             bar.update()
-        for p in registry.PAGES:
-            if not p.built:
-                toc.append(f'<li class="muted">{html.escape(shell[f"nav.{p.slug}"])} ({shell["coming"]})</li>')
         bar.set_postfix_str("measurements")
         meas, missing = measurements_html(store, w)
         toc.append(f'<li><a href="#measured">{w["measured"]}</a></li>')
