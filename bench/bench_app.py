@@ -24,15 +24,16 @@ p95 <= 40 ms, clientside p95 <= 16 ms, cold load <= 1.5 s). Then the same for
 the floor, bench/dash_floor.py: the smallest Dash app with a slider, two echo
 callbacks and one figure, in the same browser and run (--no-floor skips it).
 
-    .venv/bin/python bench/bench_app.py --ab polyfill,compile_hint [--rounds 4]
+    .venv/bin/python bench/bench_app.py --ab readouts,ticks,all --no-loads [--quiet 0.3]
 
 A/B of the speed tricks (gelu_lab/app/speed.py): one server with every trick and,
 for each name given ("a+b": without a and b; "all": with none), one without it (GELU_LAB_FAST),
-all running at once. Cold loads go round the servers in a shuffled order per page
+and with --vs DIR one from another checkout (before / after), all running at once. Cold loads go round the servers in a shuffled order per page
 and round, control presses in blocks of 5 per server, so that what else the machine
-does falls on every variant alike. Prints, per variant, the paired differences
-against "every trick" (median and quartiles over pages and rounds; p50 / p95 per
-control). --no-controls or --no-loads halves the run.
+does falls on every variant alike; with --quiet, each group starts once the machine is
+quiet. Prints, per variant, the paired differences against "every trick" (median and
+quartiles over pages and rounds; p50 / p95 per control). --no-controls or --no-loads
+halves the run.
 """
 
 from __future__ import annotations
@@ -96,13 +97,11 @@ FLOOR_CONTROLS = [
 ]
 
 
-def start_server(settle: float, argv=("-m", "gelu_lab", "serve"), fast: str | None = None):
-    """`gelu-lab serve` (or another app printing its URL) in a subprocess, with GELU_LAB_FAST=`fast`
-    if given; wait at least `settle` s, and until its background warm-up (every page rendered
-    once) is over: its CPU use stays under 5 % for a second. A cold load measured during
-    the warm-up competes with it."""
-    env = dict(os.environ, **({"GELU_LAB_FAST": fast} if fast is not None else {}))
-    p = subprocess.Popen([sys.executable, *argv, "--port", "0"], stdout=subprocess.PIPE, text=True, env=env)
+def start_server(settle: float, argv=("-m", "gelu_lab", "serve")):
+    """`gelu-lab serve` (or another app printing its URL) in a subprocess; wait at least `settle` s,
+    and until its background warm-up (every page rendered once) is over: its CPU use stays
+    under 5 % for a second. A cold load measured during the warm-up competes with it."""
+    p = subprocess.Popen([sys.executable, *argv, "--port", "0"], stdout=subprocess.PIPE, text=True)
     m = re.search(r"(http://127\.0\.0\.1:\d+)/", p.stdout.readline())
     if not m:
         p.kill()
@@ -256,16 +255,19 @@ def control_latency(browser, base: str, controls, n: int) -> None:
 BASE = "every trick"
 
 
-def start_variants(names: list[str], settle: float) -> dict:
-    """{variant: (process, URL)}: `gelu-lab serve` with every speed trick, and for each name
-    one without that trick ("all": one with none); all started at once, then settled."""
-    fast = {BASE: "1"}
+def start_variants(names: list[str], settle: float, trees=()) -> dict:
+    """{variant: (process, URL)}: `gelu-lab serve` with every speed trick, for each name one
+    without that trick ("all": one with none), and one from each other source tree (its
+    src/ first on the path, its own defaults); all started at once, then settled."""
+    env = {BASE: dict(os.environ, GELU_LAB_FAST="1")}
     for n in names:  # "a+b": one server without a and b
-        fast["no trick" if n == "all" else f"-{n}"] = "0" if n == "all" else ",".join(f"-{m}" for m in n.split("+"))
+        spec = "0" if n == "all" else ",".join(f"-{m}" for m in n.split("+"))
+        env["no trick" if n == "all" else f"-{n}"] = dict(os.environ, GELU_LAB_FAST=spec)
+    for tree in trees:
+        env[f"tree {Path(tree).name}"] = dict(os.environ, PYTHONPATH=str(Path(tree).resolve() / "src"))
     procs = {}
-    for v, spec in fast.items():
-        env = dict(os.environ, GELU_LAB_FAST=spec)
-        procs[v] = subprocess.Popen([sys.executable, "-m", "gelu_lab", "serve", "--port", "0"], stdout=subprocess.PIPE, text=True, env=env)
+    for v, e in env.items():
+        procs[v] = subprocess.Popen([sys.executable, "-m", "gelu_lab", "serve", "--port", "0"], stdout=subprocess.PIPE, text=True, env=e)
     out = {}
     for v, p in procs.items():
         m = re.search(r"(http://127\.0\.0\.1:\d+)/", p.stdout.readline())
@@ -362,7 +364,7 @@ def ab(args) -> None:
     names = [n.strip() for n in args.ab.split(",") if n.strip()]
     speed.enabled(",".join(f"-{m}" for n in names if n != "all" for m in n.split("+")) or "1")  # unknown names fail here
     rng = np.random.default_rng(args.seed)
-    servers = start_variants(names, args.settle)
+    servers = start_variants(names, args.settle, args.vs)
     bases = {v: base for v, (_, base) in servers.items()}
     print("servers:", ", ".join(f"{v} {b}" for v, b in bases.items()))
     try:
@@ -392,13 +394,14 @@ def main() -> int:
     ap.add_argument("--only", default="", help="measure only controls whose id contains this (and no page loads)")
     ap.add_argument("--no-floor", action="store_true", help="skip the Dash floor (bench/dash_floor.py)")
     ap.add_argument("--ab", default="", help="A/B of speed tricks: comma-separated names of gelu_lab/app/speed.py, or all")
+    ap.add_argument("--vs", action="append", default=[], help="--ab: also a server from this source tree (e.g. an older checkout: before / after)")
     ap.add_argument("--rounds", type=int, default=4, help="--ab: cold loads per page and server")
     ap.add_argument("--no-loads", action="store_true", help="--ab: no page loads")
     ap.add_argument("--no-controls", action="store_true", help="--ab: no control presses")
     ap.add_argument("--seed", type=int, default=0, help="--ab: seed of the shuffled orders")
     ap.add_argument("--quiet", type=float, default=1.0, help="--ab: start each group of loads once at most this share of the CPUs is busy (1: at once)")
     args = ap.parse_args()
-    if args.ab:
+    if args.ab or args.vs:
         ab(args)
         return 0
     from playwright.sync_api import sync_playwright

@@ -18,6 +18,7 @@ click); each page's own tests click them on purpose.
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import sys
@@ -123,9 +124,16 @@ class ServerLog(logging.Handler):
 # --- over HTTP, no browser ---------------------------------------------------------------
 
 
+def route_body(key) -> bytes:
+    """The routing callback's request for URL `key`, as the browser sends it (shell.register)."""
+    return json.dumps({"output": "..shell.children...rendered.data..",
+                       "outputs": [{"id": "shell", "property": "children"}, {"id": "rendered", "property": "data"}],
+                       "inputs": [{"id": "route", "property": "data", "value": key}], "changedPropIds": ["route.data"], "state": []}).encode()
+
+
 def http_junk(base: str, rng: random.Random, n_per_page: int, tally: Tally) -> None:
-    """GET every built page with junk queries, and Dash's layout request with the same
-    URL as Referer (the server renders the page from it): every answer is 200."""
+    """GET every page with junk queries, and the routing callback for the same URL (the
+    server renders the page from it): every answer is 200."""
     import http.client
 
     host = urlsplit(base).netloc
@@ -133,13 +141,13 @@ def http_junk(base: str, rng: random.Random, n_per_page: int, tally: Tally) -> N
     for page, mod in built_pages():
         for _ in range(n_per_page):
             url = page.route + junk_query(rng, mod.PARAMS)
-            for path, headers in ((url, {}), ("/_dash-layout", {"Referer": base + url})):
-                conn.request("GET", path, headers=headers)
+            for method, path, body in (("GET", url, None), ("POST", "/_dash-update-component", route_body(url))):
+                conn.request(method, path, body=body, headers={"Content-Type": "application/json"} if body else {})
                 r = conn.getresponse()
                 r.read()
                 tally.requests += 1
                 if r.status != 200:
-                    tally.errors.append(f"HTTP {r.status} GET {path[:120]} (Referer {headers.get('Referer', '')[:120]})")
+                    tally.errors.append(f"HTTP {r.status} {method} {path[:120]} ({url[:120]})")
             tally.urls += 1
     conn.close()
 

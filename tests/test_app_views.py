@@ -1,15 +1,17 @@
 """The shell keeps rendered views of pages that are a pure function of their URL, and
-renders a LIVE page (one that shows a job or the measurement store) for every load."""
+renders a LIVE page (one that shows a job or the measurement store) for every visit."""
 
 from __future__ import annotations
 
 import itertools
 
+from app_fuzz import route_body
 from gelu_lab.app import get_app, page_module
 
 
-def _layout_text(client, url: str) -> str:
-    r = client.get("/_dash-layout", headers={"Referer": f"http://localhost{url}"})
+def _routed_text(client, url: str) -> str:
+    """What the routing callback answers for `url`, as a browser on that URL asks it."""
+    r = client.post("/_dash-update-component", data=route_body(url), content_type="application/json")
     assert r.status_code == 200
     return r.get_data(as_text=True)
 
@@ -26,15 +28,15 @@ def test_a_pure_page_is_rendered_once_per_url(monkeypatch):
     client = get_app().server.test_client()
     _counting(monkeypatch, "relu")
     url = "/relu?mu=0.123&lang=en"  # a URL no other test asks for
-    first = _layout_text(client, url)
+    first = _routed_text(client, url)
     assert "built-1-times" in first
-    assert _layout_text(client, url) == first
-    assert "built-2-times" in _layout_text(client, "/relu?mu=0.124&lang=en")  # another URL, another view
+    assert _routed_text(client, url) == first
+    assert "built-2-times" in _routed_text(client, "/relu?mu=0.124&lang=en")  # another URL, another view
 
 
-def test_a_live_page_is_rendered_for_every_load(monkeypatch):
+def test_a_live_page_is_rendered_for_every_visit(monkeypatch):
     assert page_module("ffn").LIVE
     client = get_app().server.test_client()
     _counting(monkeypatch, "ffn")
-    assert "built-1-times" in _layout_text(client, "/ffn?lang=en")
-    assert "built-2-times" in _layout_text(client, "/ffn?lang=en")
+    assert "built-1-times" in _routed_text(client, "/ffn?lang=en")
+    assert "built-2-times" in _routed_text(client, "/ffn?lang=en")

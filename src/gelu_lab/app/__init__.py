@@ -9,7 +9,7 @@ callbacks of one page, nothing else), ``content/{zh,en}/<slug>.md`` (its text,
 see :mod:`.content`), ``assets/`` (CSS, the clientside callbacks and the vendored
 plotly.js bundle, served by the app itself: no CDN), the figures in
 :mod:`gelu_lab.figures`, and :mod:`.speed` (what the app does past Dash's public
-API to load and answer sooner, behind the GELU_LAB_FAST switch).
+API to answer controls sooner, behind the GELU_LAB_FAST switch).
 
 How to add a page (e.g. ``ffn``)
 --------------------------------
@@ -62,24 +62,22 @@ def create_app(fast: bool | str | None = None) -> dash.Dash:
     fast: the speed tricks of :mod:`.speed` (None: as the GELU_LAB_FAST environment
     variable says, all of them when it is unset; False: stock Dash).
     """
-    tricks = speed.enabled(fast)
     app = dash.Dash(
         __name__,
         assets_folder=str(ASSETS),
-        assets_ignore=speed.assets_ignore(tricks),
+        assets_ignore=speed.assets_ignore(speed.enabled(fast)),
         serve_locally=True,
         suppress_callback_exceptions=True,  # page components appear only once routed to
         title="GELU Lab",
         update_title=None,
         compress=False,
     )
-    speed.apply(app, tricks)
     pages = {p.slug: page_module(p.slug) for p in registry.PAGES}
-    app.layout = shell.layout(pages, tricks)
+    app.layout = shell.layout()
     shell.register(pages)
     _never_500(app.server)
     # Dash registers the callbacks on its first request, unguarded: two first requests
-    # at once (serve's warm-up and a browser) can be answered with no callbacks at all.
+    # at once (two browsers) can be answered with no callbacks at all.
     # Make that first request here, before any server runs.
     app.server.test_client().get(app.config.requests_pathname_prefix + "_dash-dependencies")
     return app
@@ -103,22 +101,18 @@ def _never_500(server):
 
 
 def warm() -> None:
-    """Render every page once in each language, filling the per-page caches (slider
-    tables, key points, the gradient-flow forward pass), then request its layout as a
-    browser does, filling the shell's kept views (:mod:`.speed`), so that a reader's
-    first visit does not pay for them. `gelu-lab serve` runs this in the background."""
+    """Render every page once in each language, as a reader's first visit would, filling
+    the per-page caches (slider tables, key points, the gradient-flow forward pass), so
+    that the first visit does not pay for them. `gelu-lab serve` runs this in the background."""
     from .content import LANGS
 
-    app = get_app()
-    client, layout = app.server.test_client(), app.config.requests_pathname_prefix + "_dash-layout"
     pages = {p.slug: page_module(p.slug) for p in registry.PAGES}
     for p in registry.PAGES:
         for lang in LANGS:
-            url = state.href(p.route, lang)
-            shell.render(p.route, url[len(p.route):], pages)
-            r = client.get(layout, headers={"Referer": f"http://localhost{url}"})
-            if r.status_code != 200:
-                log.error("warm-up: %s answered %s", url, r.status_code)
+            try:
+                shell.render(p.route, state.encode({}, lang), pages)
+            except Exception as e:  # logged in one line, as the app logs a failing request
+                log.error("warm-up: %s in %s: %s: %s", p.route, lang, type(e).__name__, e)
 
 
 @functools.cache

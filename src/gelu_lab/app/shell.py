@@ -1,8 +1,8 @@
 """The frame around every page: navigation, language switch, routing, URL state.
 
 The URL is the state: ``/definition?x=2&lang=en`` (:mod:`.state` reads and writes
-it). The layout and the routing callback render a page from its path and query
-(clamping bad values, with a note); moving a control rewrites the query in place
+it). The routing callback renders a page from its path and query (clamping bad
+values, with a note); moving a control rewrites the query in place
 (``history.replaceState``, no reload, no server round trip); the language switch
 sets ``lang`` in the query and re-renders. The clientside callbacks are
 ``dash_clientside.gelu_lab`` in assets/gelu_lab.js.
@@ -10,29 +10,41 @@ sets ``lang`` in the query and re-renders. The clientside callbacks are
 
 from __future__ import annotations
 
+import functools
+
 from dash import ClientsideFunction, Input, Output, State, callback, clientside_callback, dcc, html
 
-from . import content, registry, speed, state
+from . import content, registry, state
+
+KEPT = 64  # views: any query string is a new key, and a Sigmoid view holds ~340 kB of tables
 
 
-def layout(pages: dict, tricks: frozenset[str]):
-    """The app's layout for Dash: the shell, with the routed page where the speed
-    tricks render it at once (:func:`.speed.routed_layout`). A page whose layout shows
+def layout():
+    """The app's layout: the frame the routing callback renders the page into."""
+    return html.Div([dcc.Location(id="url"), dcc.Store(id="rendered"), dcc.Store(id="route"), html.Div(id="shell", className="shell")])
+
+
+def views(pages: dict):
+    """show(key): the shell's content for the URL `key` (``/relu?mu=1&lang=en``).
+
+    Most views are a pure function of their URL, so the last KEPT are kept, and a
+    reader's visit takes no CPU to render a page seen before. A page whose layout shows
     what changes while the server runs (a training job, the measurement store) says
-    ``LIVE = True`` and is never kept."""
-
-    def view(key: str | None):
-        path, _, query = (key or "").partition("?")
-        body = render(path, f"?{query}", pages) if key else None
-        return html.Div([dcc.Location(id="url"), dcc.Store(id="rendered", data=key), dcc.Store(id="route"), html.Div(body, id="shell", className="shell")])
-
+    ``LIVE = True`` and is rendered every time.
+    """
     live = {slug for slug, mod in pages.items() if getattr(mod, "LIVE", False)}
 
-    def is_live(path: str) -> bool:
-        page = registry.by_route(path)
-        return page is not None and page.slug in live
+    def view(key: str):
+        path, _, query = key.partition("?")
+        return render(path, f"?{query}" if query else "", pages)
 
-    return speed.routed_layout(view, is_live, tricks)
+    kept = functools.lru_cache(maxsize=KEPT)(view)  # bounded: any query string is a new key
+
+    def show(key: str):
+        page = registry.by_route(key.partition("?")[0])
+        return view(key) if page is not None and page.slug in live else kept(key)
+
+    return show
 
 
 def _nav(current: registry.Page | None, lang: str, t: dict):
@@ -86,9 +98,10 @@ def render(pathname: str | None, search: str | None, pages: dict):
 
 def register(pages: dict):
     """Routing, language switch and URL sync for the given {slug: page module}."""
+    show = views(pages)
 
-    # the URL the shell should show; no update when the layout already rendered it
-    # (checked in the page: a page load makes no routing request)
+    # the URL the shell should show; no update when it shows it already (a change of the
+    # query that only mirrors a control, see sync_url, renders nothing)
     clientside_callback(
         ClientsideFunction("gelu_lab", "route"),
         Output("route", "data"), Input("url", "pathname"), Input("url", "search"), State("rendered", "data"),
@@ -96,8 +109,8 @@ def register(pages: dict):
 
     @callback(Output("shell", "children"), Output("rendered", "data"), Input("route", "data"), prevent_initial_call=True)
     def _route(key):
-        path, _, query = (key or "/").partition("?")
-        return render(path, f"?{query}" if query else "", pages), key
+        key = key or "/"
+        return show(key), key
 
     clientside_callback(
         ClientsideFunction("gelu_lab", "switch_lang"),

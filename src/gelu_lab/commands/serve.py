@@ -3,6 +3,8 @@
 The app binds 127.0.0.1 unless ``--host`` names another address; then the banner
 says so on stderr ("listening on all interfaces" for 0.0.0.0 / ::), because the
 app (and its training button) is open to anyone who can reach the machine.
+``GELU_LAB_FAST=0 gelu-lab serve`` serves the app without its speed tricks
+(:mod:`gelu_lab.app.speed`).
 """
 
 from __future__ import annotations

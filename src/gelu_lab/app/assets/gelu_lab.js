@@ -77,7 +77,7 @@ window.gelu_lab = (function () {
 
 window.dash_clientside = Object.assign({}, window.dash_clientside, {
   gelu_lab: {
-    // shell: the URL the shell should show; no update when the layout already rendered it
+    // shell: the URL the shell should show; no update when it shows it already
     route: function (path, search, rendered) {
       const k = (path || "/") + (search || "");
       return k === rendered ? window.dash_clientside.no_update : k;
