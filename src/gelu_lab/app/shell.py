@@ -100,8 +100,8 @@ def register(pages: dict):
     """Routing, language switch and URL sync for the given {slug: page module}."""
     show = views(pages)
 
-    # the URL the shell should show; no update when it shows it already (a link to the
-    # page the reader is on)
+    # the URL the shell should show; no update when it shows it already (dcc.Location
+    # can report the same URL twice)
     clientside_callback(
         ClientsideFunction("gelu_lab", "route"),
         Output("route", "data"), Input("url", "pathname"), Input("url", "search"), State("rendered", "data"),
