@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from . import COLORS, NEUTRAL, axis, new_figure
+from . import COLORS, NEUTRAL, axis, figure, side_by_side
 
 
 def _finite(y):
@@ -34,14 +33,16 @@ def custom_figure(x, y, dy, gelu, gelu_grad, labels: dict) -> go.Figure:
 
     labels: f, gelu, df, dgelu (legend names), curve, derivative (panel titles), x.
     """
-    base = new_figure(None, height=400, hovermode="x", legend={"orientation": "h", "x": 0, "y": -0.22})
-    fig = make_subplots(rows=1, cols=2, subplot_titles=[labels["curve"], labels["derivative"]], horizontal_spacing=0.08, figure=base)
     gel = {"color": COLORS["gelu"], "width": 2.5}
     own = {"color": NEUTRAL, "width": 2, "dash": "dash"}
+    traces = []
     for col, (ref, mine, rname, mname) in enumerate([(gelu, y, "gelu", "f"), (gelu_grad, dy, "dgelu", "df")], start=1):
-        fig.add_scatter(x=x, y=ref, name=labels[rname], line=gel, legendgroup="gelu", showlegend=col == 1, row=1, col=col)
-        fig.add_scatter(x=x, y=_finite(mine), name=labels[mname], line=own, legendgroup="f", showlegend=col == 1, row=1, col=col)
-    return fig.update_layout(
-        xaxis=axis(labels["x"]), xaxis2=axis(labels["x"]),
-        yaxis={"range": _range(gelu, y)}, yaxis2={"range": _range(gelu_grad, dy)},
-    )
+        axes = {"xaxis": "x" if col == 1 else "x2", "yaxis": "y" if col == 1 else "y2"}
+        traces.append({"type": "scatter", "x": x, "y": ref, "name": labels[rname], "line": gel, "legendgroup": "gelu", "showlegend": col == 1, **axes})
+        traces.append({"type": "scatter", "x": x, "y": _finite(mine), "name": labels[mname], "line": own, "legendgroup": "f", "showlegend": col == 1, **axes})
+    layout = side_by_side([labels["curve"], labels["derivative"]], gap=0.08)
+    layout["xaxis"].update(axis(labels["x"]))
+    layout["xaxis2"].update(axis(labels["x"]))
+    layout["yaxis"]["range"] = _range(gelu, y)
+    layout["yaxis2"]["range"] = _range(gelu_grad, dy)
+    return figure(traces, None, height=400, hovermode="x", legend={"orientation": "h", "x": 0, "y": -0.22}, **layout)
