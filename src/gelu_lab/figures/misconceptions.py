@@ -104,8 +104,15 @@ def _error(form):
     return fig
 
 
+def _case(ratio: str) -> str:
+    """'torch:tanh:fwd+bwd / torch:erf:fwd+bwd' -> 'torch<br>fwd+bwd': a bar's name (the y axis says tanh / erf)."""
+    backend, _, rest = ratio.split(" / ")[0].partition(":")
+    mode = rest.partition(":")[2]
+    return f"{backend}<br>{mode}" if mode else backend
+
+
 def _speed(f, t):
-    return bars_figure(list(f["ratios"]), list(f["ratios"].values()), {"title": t["fig.speed"], "y": t["fig.speed.y"]},
+    return bars_figure([_case(k) for k in f["ratios"]], list(f["ratios"].values()), {"title": t["fig.speed"], "y": t["fig.speed.y"]},
                        threshold=(f["threshold"], f"{f['threshold']:g}×"), color="gelu_tanh")
 
 
