@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from ..analysis import accuracy as acc
 from ..results.printing import emit, to_json
 from ..reference import REFERENCES
@@ -34,17 +36,11 @@ def run(args) -> int:
         mode = "exhaustive"
     else:
         mode = "range" if args.range is not None else "sample"
-    store = None
-    if not args.no_store:
-        from ..results.store import Store
+    from ..results.store import Store
 
-        store = Store(args.store)
-    try:
+    with contextlib.nullcontext() if args.no_store else Store(args.store) as store:
         s = acc.measure(impl, args.dtype, mode, sample=(1 << 20) if args.sample is None else args.sample, seed=args.seed, interval=args.range,
                         chunk_bits=args.chunk_bits, store=store)
-    finally:
-        if store is not None:
-            store.close()
     if args.format == "json":
         print(to_json(s))
         return 0

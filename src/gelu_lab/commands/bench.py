@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from ..analysis import bench
 from ..results.printing import emit, to_json
 from ..analysis.demo_table import parse_x_list
@@ -33,16 +35,10 @@ def run(args) -> int:
     sizes, threads = _ints(args.sizes, "--sizes"), _ints(args.threads, "--threads")
     if not 1 <= args.repeats <= 1000:
         raise ValueError("--repeats must lie in 1..1000")
-    store = None
-    if not args.no_store:
-        from ..results.store import Store
+    from ..results.store import Store
 
-        store = Store(args.store)
-    try:
+    with contextlib.nullcontext() if args.no_store else Store(args.store) as store:
         r = bench.measure(names, sizes, threads, args.repeats, store=store)
-    finally:
-        if store is not None:
-            store.close()
     if args.format == "json":
         print(to_json(r))
         return 0
