@@ -4,7 +4,8 @@
 
 One slider whose value a clientside callback and a server callback each echo
 into a readout, and one figure (one 201-point curve), served by waitress with
-the same plotly.js bundle as `gelu-lab serve`. Prints its URL
+the same plotly.js bundle and the same "scripts" speed trick (gelu_lab/app/speed.py,
+GELU_LAB_FAST) as `gelu-lab serve`. Prints its URL
 like `serve`; `bench/bench_app.py` times it beside the real pages: whatever
 this app needs, no page of GELU Lab can need less.
 """
@@ -12,6 +13,7 @@ this app needs, no page of GELU Lab can need less.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 import numpy as np
@@ -22,10 +24,14 @@ def make_app():
     import plotly.graph_objects as go
     from dash import Input, Output, clientside_callback, dcc, html
 
-    from gelu_lab.app import ASSETS
+    from gelu_lab.app import ASSETS, speed
 
-    # as create_app, with the app's plotly.js bundle and none of its other assets
-    app = dash.Dash(__name__, assets_folder=str(ASSETS), assets_ignore=r"^(?!plotly-basic\.min\.js$)", serve_locally=True, update_title=None, compress=False)
+    # as create_app, with the app's vendored scripts and none of its own
+    tricks = speed.enabled() & {"scripts"}
+    keep = ["plotly-basic.min.js", *(speed.TRICKS["scripts"] if tricks else ())]
+    ignore = "^(?!(" + "|".join(re.escape(f) for f in keep) + ")$)"
+    app = dash.Dash(__name__, assets_folder=str(ASSETS), assets_ignore=ignore, serve_locally=True, update_title=None, compress=False)
+    speed.apply(app, tricks)
     speed.apply(app, tricks)
     x = np.linspace(-4, 4, 201)
     fig = go.Figure(go.Scatter(x=x, y=np.tanh(x), mode="lines"))

@@ -30,7 +30,8 @@ def test_dash_is_the_pinned_version():
 
 
 def test_the_installed_dash_has_what_the_tricks_count_on():
-    speed.check()
+    """In a fresh process: this one's Dash lists are edited by the app already."""
+    subprocess.run([sys.executable, "-c", "from gelu_lab.app import speed; speed.check()"], check=True, timeout=120)
 
 
 @pytest.mark.parametrize("file, text, what", speed.DEPENDS, ids=[d[2] for d in speed.DEPENDS])
@@ -46,11 +47,37 @@ def test_a_changed_dash_fails_naming_what_changed(tmp_path, file, text, what):
     assert f"must be updated for Dash {dash.__version__}" in str(e.value)
 
 
+# Dash's resource lists as the "scripts" trick expects them before it edits them
+PRISTINE = {
+    ("_dash_renderer", "_js_dist_dependencies"): [{"relative_package_path": {"prod": ["deps/polyfill@7.12.1.min.js", "deps/react@18.3.1.min.js"]}, "namespace": "dash"}],
+    ("dash_table", "_js_dist"): [{"relative_package_path": "dash_table/bundle.js", "namespace": "dash"}],
+}
+
+
+@pytest.mark.parametrize(
+    "where, changed, named",
+    [
+        (("_dash_renderer", "_js_dist_dependencies"), [{"relative_package_path": {"prod": ["deps/react@19.min.js"]}}], "dash._dash_renderer._js_dist_dependencies no longer lists @babel/polyfill"),
+        (("_dash_renderer", "_js_dist_dependencies"), None, "dash._dash_renderer._js_dist_dependencies is no longer a list"),
+        (("dash_table", "_js_dist"), [], "dash.dash_table._js_dist no longer has dash_table/bundle.js"),
+    ],
+)
+def test_a_changed_dash_list_fails_naming_it(monkeypatch, where, changed, named):
+    monkeypatch.setattr(speed, "_edited", None)  # as in a fresh process, before any edit
+    for (module, attr), value in PRISTINE.items():
+        monkeypatch.setattr(getattr(dash, module), attr, value)
+    speed.check()  # the lists as expected
+    monkeypatch.setattr(getattr(dash, where[0]), where[1], changed)
+    with pytest.raises(speed.DashChanged, match=re.escape(named)) as e:
+        speed.check()
+    assert f"must be updated for Dash {dash.__version__}" in str(e.value)
+
+
 def test_the_switch(monkeypatch):
     every = frozenset(speed.TRICKS)
     assert speed.enabled("1") == speed.enabled("") == speed.enabled(True) == every
     assert speed.enabled("0") == speed.enabled(False) == frozenset()
-    assert speed.enabled("readouts") == {"readouts"} and speed.enabled("-readouts") == every - {"readouts"}
+    assert speed.enabled("readouts, scripts") == {"readouts", "scripts"} and speed.enabled("-readouts") == every - {"readouts"}
     monkeypatch.setenv("GELU_LAB_FAST", "-ticks")
     assert speed.enabled() == every - {"ticks"}
     with pytest.raises(ValueError, match="unknown trick nope"):
@@ -74,15 +101,20 @@ def test_a_changed_dash_turns_the_tricks_off(monkeypatch, caplog):
 STOCK = """
 import json, re
 from gelu_lab.app import create_app
-html = create_app().server.test_client().get("/relu?lang=en").get_data(as_text=True)
-print(json.dumps(re.findall(r'<script src="([^"]+)"', html)))
+c = create_app().server.test_client()
+scripts = re.findall(r'<script src="([^"]+)"', c.get("/relu?lang=en").get_data(as_text=True))
+print(json.dumps({"scripts": scripts, "heads": [c.get(s).data[:40].decode() for s in scripts]}))
 """
 
 
 def test_with_the_switch_off_the_page_has_none_of_the_tricks():
+    """GELU_LAB_FAST=0: Dash's own scripts as Dash sends them, and none of the tricks' assets."""
     out = subprocess.run([sys.executable, "-c", STOCK], capture_output=True, text=True, timeout=120, env={**os.environ, "GELU_LAB_FAST": "0"}, check=True)
-    scripts = json.loads(out.stdout.strip().splitlines()[-1])
-    assert any("/assets/gelu_lab.js" in s for s in scripts) and not any("speed_" in s for s in scripts), scripts
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    scripts = got["scripts"]
+    assert any("polyfill@" in s for s in scripts) and any("dash_table/bundle" in s for s in scripts), scripts
+    assert any("/assets/gelu_lab.js" in s for s in scripts) and not any("speed_" in s or "regenerator" in s for s in scripts), scripts
+    assert not any(h.startswith(speed.COMPILE_HINT.decode()) for h in got["heads"])
 
 
 # What Dash alone would show: the page's own clientside callback answers nothing, so

@@ -9,7 +9,7 @@ callbacks of one page, nothing else), ``content/{zh,en}/<slug>.md`` (its text,
 see :mod:`.content`), ``assets/`` (CSS, the clientside callbacks and the vendored
 plotly.js bundle, served by the app itself: no CDN), the figures in
 :mod:`gelu_lab.figures`, and :mod:`.speed` (what the app does past Dash's public
-API to answer controls sooner, behind the GELU_LAB_FAST switch).
+API to load and answer sooner, behind the GELU_LAB_FAST switch).
 
 How to add a page (e.g. ``ffn``)
 --------------------------------
@@ -62,16 +62,18 @@ def create_app(fast: bool | str | None = None) -> dash.Dash:
     fast: the speed tricks of :mod:`.speed` (None: as the GELU_LAB_FAST environment
     variable says, all of them when it is unset; False: stock Dash).
     """
+    tricks = speed.enabled(fast)
     app = dash.Dash(
         __name__,
         assets_folder=str(ASSETS),
-        assets_ignore=speed.assets_ignore(speed.enabled(fast)),
+        assets_ignore=speed.assets_ignore(tricks),
         serve_locally=True,
         suppress_callback_exceptions=True,  # page components appear only once routed to
         title="GELU Lab",
         update_title=None,
         compress=False,
     )
+    speed.apply(app, tricks)
     pages = {p.slug: page_module(p.slug) for p in registry.PAGES}
     app.layout = shell.layout()
     shell.register(pages)

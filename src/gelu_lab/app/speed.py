@@ -1,21 +1,25 @@
 """The app's speed tricks that reach past Dash's public API, behind one switch.
 
-Two tricks measurably pay (``bench/bench_app.py --ab``: interleaved A/B, each at least
-10 ms of control latency), both in assets/ and both answering a control before Dash's
-own round through its store does:
+Three tricks measurably pay in an interleaved A/B (``bench/bench_app.py --ab``; a trick
+is kept for at least 100 ms of cold page load or 10 ms of control latency):
 
+- ``scripts``: less script work on the main thread during a cold load. Dash's 100 kB
+  @babel/polyfill is left out (core-js for old browsers: Chromium needs none of it;
+  assets/vendor/regenerator-runtime.min.js defines the one global Dash's bundles take
+  from it), so is dash_table's bundle (no page has a DataTable), and every script the
+  app serves starts with V8's explicit compile hint, so Chromium compiles it on a
+  background thread while it streams in. Edits Dash's private resource lists.
 - ``readouts``: a slider made with a table (:func:`.components.slider`) gets its readouts
-  written from the table as soon as the handle moves (assets/speed_readouts.js: reads
-  the table through ``window.dash_component_api.getLayout`` and writes React's text
-  nodes; Dash's callback then writes the same texts);
+  written from the table as soon as the handle moves, before Dash's round through its
+  store (assets/speed_readouts.js: reads the table through
+  ``window.dash_component_api.getLayout`` and writes React's text nodes; Dash's
+  callback then writes the same texts).
 - ``ticks``: an Overview tick shows its table row and curve on the box's change event
   (assets/speed_ticks.js); Dash's callback then redraws the figure with the same choice.
 
-The others were measured and dropped: Dash's @babel/polyfill swapped for the
-regenerator runtime, dash_table's bundle left out, dcc's graph and slider chunks as
-script tags resolved before the first render, the layout and callbacks preloaded, V8's
-compile hint on every script, the routed page rendered from the Referer of the layout
-request (each under 100 ms of cold load).
+Measured and dropped (each under the bar): dcc's graph and slider chunks as script tags
+resolved before the first render, the layout and callbacks preloaded, and the routed
+page rendered from the Referer of Dash's layout request.
 
 The switch is the environment variable ``GELU_LAB_FAST``, read by
 :func:`gelu_lab.app.create_app` (or its ``fast`` argument):
@@ -23,8 +27,11 @@ The switch is the environment variable ``GELU_LAB_FAST``, read by
     unset or ``1``   every trick            ``0``      none: stock Dash
     ``a,b``          only tricks a and b    ``-a,-b``  every trick but a and b
 
-The tricks depend on what Dash's JavaScript does, so Dash is pinned exactly in
-pyproject.toml, and :func:`check` (tests/test_app_speed.py) names what changed.
+The edits to Dash's lists are per process (they are module globals): a process runs
+one setting, and bench_app starts one server per setting. The tricks depend on Dash's
+internals, so Dash is pinned exactly in pyproject.toml, and :func:`check`
+(tests/test_app_speed.py) names what changed; on a Dash that changed, the app runs
+without them and logs one line.
 """
 
 from __future__ import annotations
@@ -35,11 +42,13 @@ import re
 from pathlib import Path
 
 import dash
+from flask import request
 
 log = logging.getLogger("gelu_lab.app")
 
-# name -> the asset files that are the trick (Dash leaves them out of the page when it is off)
+# name -> the asset files of the trick (Dash leaves them out of the page when it is off)
 TRICKS = {
+    "scripts": ("regenerator-runtime.min.js",),
     "readouts": ("speed_readouts.js",),
     "ticks": ("speed_ticks.js",),
 }
@@ -49,10 +58,14 @@ DEPENDS = [
     ("dash-renderer/build/dash_renderer.min.js", "getLayout:function(", "window.dash_component_api.getLayout"),
     ("dcc/async-slider.js", '"aria-valuenow":', "dcc.Slider's handle with aria-valuenow"),
 ]
+POLYFILL = "polyfill@"
+DASH_TABLE = "dash_table/bundle.js"
+COMPILE_HINT = b"//# allFunctionsCalledOnLoad\n"
+_edited: frozenset | None = None  # the tricks whose edits of Dash's lists this process made
 
 
 class DashChanged(RuntimeError):
-    """Dash's JavaScript no longer has what a speed trick counts on."""
+    """Dash no longer has what a speed trick counts on."""
 
 
 def enabled(fast: bool | str | None = None) -> frozenset[str]:
@@ -97,11 +110,78 @@ def assets_ignore(tricks: frozenset[str]) -> str:
     return "^(" + "|".join(re.escape(f) for f in files) + ")$" if files else ""
 
 
+def apply(app: dash.Dash, tricks: frozenset[str]) -> None:
+    """Turn on for `app` what the tricks do on the server (call right after ``dash.Dash(...)``)."""
+    global _edited
+    edits = tricks & {"scripts"}
+    if _edited is not None and edits != _edited:
+        raise RuntimeError(f"Dash's resource lists were edited for {sorted(_edited)} in this process; an app with {sorted(edits)} needs a process of its own")
+    _edited = edits
+    if "scripts" in tricks:
+        _drop_polyfill()
+        _drop_dash_table()
+        _compile_hint(app)
+
+
 def check(dash_dir: Path | None = None) -> None:
-    """Raise :class:`DashChanged`, naming it, if Dash's bundles (in `dash_dir`, the installed
-    dash package by default) no longer have what the tricks count on."""
+    """Raise :class:`DashChanged`, naming it, if Dash (its bundles in `dash_dir`, the
+    installed dash package by default, and its resource lists, as they are before this
+    process edited them or as edited) no longer has what the tricks count on."""
+    from dash import _dash_renderer, dash_table
+
+    where = f"the speed tricks (gelu_lab/app/speed.py, assets/speed_*.js) must be updated for Dash {dash.__version__}"
     root = Path(dash_dir or Path(dash.__file__).parent)
     for file, text, what in DEPENDS:
         path = root / file
         if not path.is_file() or text not in path.read_text(encoding="utf-8", errors="replace"):
-            raise DashChanged(f"{what} is gone from dash/{file}: the speed tricks (gelu_lab/app/speed.py, assets/speed_*.js) must be updated for Dash {dash.__version__}")
+            raise DashChanged(f"{what} is gone from dash/{file}: {where}")
+    edited = bool(_edited)
+    deps = getattr(_dash_renderer, "_js_dist_dependencies", None)
+    if not isinstance(deps, list) or not all(isinstance(d, dict) for d in deps):
+        raise DashChanged(f"dash._dash_renderer._js_dist_dependencies is no longer a list of resources: {where}")
+    if not edited and not any(POLYFILL in f for d in deps for f in _files(d)):
+        raise DashChanged(f"dash._dash_renderer._js_dist_dependencies no longer lists @babel/polyfill: {where}")
+    table = [r.get("relative_package_path") for r in getattr(dash_table, "_js_dist", [])]
+    if not edited and DASH_TABLE not in table:
+        raise DashChanged(f"dash.dash_table._js_dist no longer has {DASH_TABLE}: {where}")
+
+
+def _files(dep: dict):
+    for key in ("relative_package_path", "external_url"):
+        v = dep.get(key)
+        if isinstance(v, dict):  # {"prod": [...], "dev": [...]}
+            for files in v.values():
+                yield from files
+        elif isinstance(v, str):
+            yield v
+
+
+def _drop_polyfill():
+    """Leave Dash's @babel/polyfill out of every page. Idempotent."""
+    from dash import _dash_renderer
+
+    for dep in _dash_renderer._js_dist_dependencies:
+        for key in ("external_url", "relative_package_path"):
+            if isinstance(dep.get(key), dict):
+                dep[key] = {mode: [f for f in files if POLYFILL not in f] for mode, files in dep[key].items()}
+
+
+def _drop_dash_table():
+    """Leave dash_table's bundle out of every page (Dash sends it, used or not). Idempotent."""
+    from dash import dash_table
+
+    dash_table._js_dist[:] = [r for r in dash_table._js_dist if r.get("relative_package_path") != DASH_TABLE]
+
+
+def _compile_hint(app: dash.Dash):
+    """Put V8's explicit compile hint at the top of every script `app` serves (Dash's and
+    the assets); browsers without it read a comment."""
+    prefix = app.config.requests_pathname_prefix
+    served = (prefix + "_dash-component-suites/", prefix + "assets/")
+
+    @app.server.after_request
+    def _hint(response):
+        if response.status_code == 200 and request.path.startswith(served) and request.path.endswith(".js"):
+            response.direct_passthrough = False  # assets come as a file stream
+            response.set_data(COMPILE_HINT + response.get_data())
+        return response
