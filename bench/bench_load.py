@@ -5,14 +5,14 @@
 
 Starts `gelu-lab serve --port 0` in a subprocess (127.0.0.1, a free port), learns
 the app from the app itself (each page of the registry, the scripts and
-styles its HTML names, the routing callback's answer for that page and /_dash-dependencies),
+styles its HTML names, Dash's /_dash-layout for that page and /_dash-dependencies),
 then runs N client threads for T seconds. Each client is a reader, one
 keep-alive connection, visiting pages in a loop:
 
 - GET the page (``/relu?lang=en``); a share of visits (``--cold``) comes with an
   empty cache and also GETs every script and stylesheet of the HTML;
-- GET /_dash-layout and /_dash-dependencies, then the routing callback for the
-  page (the server renders it), as the Dash renderer does;
+- GET /_dash-layout (with the page as Referer: the server renders it) and
+  /_dash-dependencies, as the Dash renderer does;
 - 2 to 6 callback POSTs to /_dash-update-component, built from the dependencies:
   every server-side callback whose inputs are on that page, with its inputs'
   values taken from the page's layout and moved the way a reader moves them
@@ -90,7 +90,7 @@ def _key(cid) -> str:
 
 
 def _components(node, out: dict) -> dict:
-    """{id key: (type, props)} for every component with an id in a component tree (Dash's JSON)."""
+    """{id key: (type, props)} for every component with an id in a /_dash-layout tree."""
     if isinstance(node, list):
         for n in node:
             _components(n, out)
@@ -197,11 +197,9 @@ class Site:
             status, html = _get(self.conn, f"{route}?lang=en")
             assert status == 200, f"{route}: HTTP {status}"
             self.assets |= set(re.findall(r'(?:src|href)="(/(?:_dash-component-suites|assets)/[^"]+)"', html.decode()))
-            self.conn.request("POST", "/_dash-update-component", body=self.route_body(route, "en"), headers={"Content-Type": "application/json"})
-            r = self.conn.getresponse()
-            routed = r.read()
-            assert r.status == 200, f"routing callback for {route}: HTTP {r.status}"
-            comps = _components(json.loads(routed)["response"]["shell"]["children"], {})
+            status, layout = _get(self.conn, "/_dash-layout", {"Referer": f"{base}{route}?lang=en"})
+            assert status == 200, f"/_dash-layout for {route}: HTTP {status}"
+            comps = _components(json.loads(layout), {})
             self.pages[route] = (comps, [c for d in self.deps for c in self._on_page(d, comps)])
         self.conn.close()
 
@@ -313,9 +311,8 @@ class Client(threading.Thread):
         if rng.random() < self.cold:
             for a in sorted(site.assets):
                 self._req("asset", "GET", a)
-        self._req("layout", "GET", "/_dash-layout")
+        self._req("layout", "GET", "/_dash-layout", headers={"Referer": site.base + url})
         self._req("dependencies", "GET", "/_dash-dependencies")
-        self._req("route", "POST", "/_dash-update-component", site.route_body(route, lang), {"Content-Type": "application/json"})
         callbacks = site.pages[route][1]
         for _ in range(rng.randint(2, 6) if callbacks else 0):
             cb = rng.choice(callbacks)

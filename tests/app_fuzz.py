@@ -132,8 +132,9 @@ def route_body(key) -> bytes:
 
 
 def http_junk(base: str, rng: random.Random, n_per_page: int, tally: Tally) -> None:
-    """GET every page with junk queries, and the routing callback for the same URL (the
-    server renders the page from it): every answer is 200."""
+    """GET every page with junk queries, Dash's layout request with the same URL as Referer
+    and the routing callback for it (the server renders the page from either): every
+    answer is 200."""
     import http.client
 
     host = urlsplit(base).netloc
@@ -141,8 +142,9 @@ def http_junk(base: str, rng: random.Random, n_per_page: int, tally: Tally) -> N
     for page, mod in built_pages():
         for _ in range(n_per_page):
             url = page.route + junk_query(rng, mod.PARAMS)
-            for method, path, body in (("GET", url, None), ("POST", "/_dash-update-component", route_body(url))):
-                conn.request(method, path, body=body, headers={"Content-Type": "application/json"} if body else {})
+            for method, path, body, headers in (("GET", url, None, {}), ("GET", "/_dash-layout", None, {"Referer": base + url}),
+                                                ("POST", "/_dash-update-component", route_body(url), {"Content-Type": "application/json"})):
+                conn.request(method, path, body=body, headers=headers)
                 r = conn.getresponse()
                 r.read()
                 tally.requests += 1

@@ -47,8 +47,9 @@ def test_a_changed_dash_fails_naming_what_changed(tmp_path, file, text, what):
     assert f"must be updated for Dash {dash.__version__}" in str(e.value)
 
 
-# Dash's resource lists as the "scripts" trick expects them before it edits them
+# Dash's resource lists as the tricks expect them before they edit them
 PRISTINE = {
+    ("dcc", "_js_dist"): [{"relative_package_path": p, "namespace": "dash", "async": True} for p in speed.EAGER_CHUNKS],
     ("_dash_renderer", "_js_dist_dependencies"): [{"relative_package_path": {"prod": ["deps/polyfill@7.12.1.min.js", "deps/react@18.3.1.min.js"]}, "namespace": "dash"}],
     ("dash_table", "_js_dist"): [{"relative_package_path": "dash_table/bundle.js", "namespace": "dash"}],
 }
@@ -60,6 +61,8 @@ PRISTINE = {
         (("_dash_renderer", "_js_dist_dependencies"), [{"relative_package_path": {"prod": ["deps/react@19.min.js"]}}], "dash._dash_renderer._js_dist_dependencies no longer lists @babel/polyfill"),
         (("_dash_renderer", "_js_dist_dependencies"), None, "dash._dash_renderer._js_dist_dependencies is no longer a list"),
         (("dash_table", "_js_dist"), [], "dash.dash_table._js_dist no longer has dash_table/bundle.js"),
+        (("dcc", "_js_dist"), [], "dash.dcc._js_dist no longer has dcc/async-graph.js"),
+        (("dcc", "_js_dist"), [{"relative_package_path": p, "namespace": "dash"} for p in speed.EAGER_CHUNKS], "dash.dcc._js_dist no longer has dcc/async-graph.js as an async resource"),
     ],
 )
 def test_a_changed_dash_list_fails_naming_it(monkeypatch, where, changed, named):
@@ -103,18 +106,21 @@ import json, re
 from gelu_lab.app import create_app
 c = create_app().server.test_client()
 scripts = re.findall(r'<script src="([^"]+)"', c.get("/relu?lang=en").get_data(as_text=True))
-print(json.dumps({"scripts": scripts, "heads": [c.get(s).data[:40].decode() for s in scripts]}))
+layout = c.get("/_dash-layout", headers={"Referer": "http://localhost/relu?lang=en"}).get_data(as_text=True)
+print(json.dumps({"scripts": scripts, "heads": [c.get(s).data[:40].decode() for s in scripts], "layout": layout}))
 """
 
 
 def test_with_the_switch_off_the_page_has_none_of_the_tricks():
-    """GELU_LAB_FAST=0: Dash's own scripts as Dash sends them, and none of the tricks' assets."""
+    """GELU_LAB_FAST=0: Dash's own scripts as Dash sends them, none of the tricks' assets,
+    and the first layout is the bare shell (the routing callback renders the page)."""
     out = subprocess.run([sys.executable, "-c", STOCK], capture_output=True, text=True, timeout=120, env={**os.environ, "GELU_LAB_FAST": "0"}, check=True)
     got = json.loads(out.stdout.strip().splitlines()[-1])
     scripts = got["scripts"]
     assert any("polyfill@" in s for s in scripts) and any("dash_table/bundle" in s for s in scripts), scripts
     assert any("/assets/gelu_lab.js" in s for s in scripts) and not any("speed_" in s or "regenerator" in s for s in scripts), scripts
-    assert not any(h.startswith(speed.COMPILE_HINT.decode()) for h in got["heads"])
+    assert not any(h.startswith(speed.COMPILE_HINT.decode()) for h in got["heads"]) and not any("async-graph" in s for s in scripts)
+    assert "page-relu" not in got["layout"] and '"rendered"' in got["layout"]
 
 
 # What Dash alone would show: the page's own clientside callback answers nothing, so

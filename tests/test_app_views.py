@@ -1,5 +1,6 @@
 """The shell keeps rendered views of pages that are a pure function of their URL, and
-renders a LIVE page (one that shows a job or the measurement store) for every visit."""
+renders a LIVE page (one that shows a job or the measurement store) for every visit;
+with the speed tricks, the first layout already holds the page the browser is on."""
 
 from __future__ import annotations
 
@@ -40,3 +41,17 @@ def test_a_live_page_is_rendered_for_every_visit(monkeypatch):
     _counting(monkeypatch, "ffn")
     assert "built-1-times" in _routed_text(client, "/ffn?lang=en")
     assert "built-2-times" in _routed_text(client, "/ffn?lang=en")
+
+
+def test_the_first_layout_holds_the_page_the_browser_is_on_and_keeps_it(monkeypatch):
+    client = get_app().server.test_client()
+    _counting(monkeypatch, "relu")
+
+    def layout(url, host="localhost"):
+        return client.get("/_dash-layout", headers={"Referer": f"http://{host}{url}"}).get_data(as_text=True)
+
+    url = "/relu?mu=0.125&lang=en"
+    assert "built-1-times" in layout(url) and '"page-relu"' in layout(url)
+    assert "built-1-times" in _routed_text(client, url)  # the routing callback shows the same kept view
+    assert "built-" not in layout(url, "elsewhere.example")  # another host's page: the bare shell
+

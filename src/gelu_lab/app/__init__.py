@@ -75,11 +75,10 @@ def create_app(fast: bool | str | None = None) -> dash.Dash:
     )
     speed.apply(app, tricks)
     pages = {p.slug: page_module(p.slug) for p in registry.PAGES}
-    app.layout = shell.layout()
-    shell.register(pages)
+    app.layout = shell.layout(shell.register(pages), tricks)
     _never_500(app.server)
     # Dash registers the callbacks on its first request, unguarded: two first requests
-    # at once (two browsers) can be answered with no callbacks at all.
+    # at once (serve's warm-up and a browser) can be answered with no callbacks at all.
     # Make that first request here, before any server runs.
     app.server.test_client().get(app.config.requests_pathname_prefix + "_dash-dependencies")
     return app
@@ -103,18 +102,28 @@ def _never_500(server):
 
 
 def warm() -> None:
-    """Render every page once in each language, as a reader's first visit would, filling
-    the per-page caches (slider tables, key points, the gradient-flow forward pass), so
+    """Render every page once in each language, as a reader's first visit does (the
+    layout request a browser makes, or the page), filling the per-page caches (slider
+    tables, key points, the gradient-flow forward pass) and the shell's kept views, so
     that the first visit does not pay for them. `gelu-lab serve` runs this in the background."""
     from .content import LANGS
 
+    app = get_app()
+    client, layout = app.server.test_client(), app.config.requests_pathname_prefix + "_dash-layout"
     pages = {p.slug: page_module(p.slug) for p in registry.PAGES}
+    routed = "first_paint" in speed.enabled()  # as get_app() made the app
     for p in registry.PAGES:
         for lang in LANGS:
+            url = state.href(p.route, lang)
+            if routed:
+                r = client.get(layout, headers={"Referer": f"http://localhost{url}"})
+                if r.status_code != 200:
+                    log.error("warm-up: %s answered %s", url, r.status_code)
+                continue
             try:
-                shell.render(p.route, state.encode({}, lang), pages)
+                shell.render(p.route, url[len(p.route):], pages)
             except Exception as e:  # logged in one line, as the app logs a failing request
-                log.error("warm-up: %s in %s: %s: %s", p.route, lang, type(e).__name__, e)
+                log.error("warm-up: %s: %s: %s", url, type(e).__name__, e)
 
 
 @functools.cache

@@ -14,14 +14,20 @@ import functools
 
 from dash import ClientsideFunction, Input, Output, State, callback, clientside_callback, dcc, html
 
-from . import content, registry, state
+from . import content, registry, speed, state
 
 KEPT = 64  # views: any query string is a new key, and a Sigmoid view holds ~340 kB of tables
 
 
-def layout():
-    """The app's layout: the frame the routing callback renders the page into."""
-    return html.Div([dcc.Location(id="url"), dcc.Store(id="rendered"), dcc.Store(id="route"), html.Div(id="shell", className="shell")])
+def layout(show, tricks: frozenset[str]):
+    """The app's layout: the frame around the page, the page in it where the speed tricks
+    render it at once (:func:`.speed.first_layout`), else empty for the routing callback.
+    ``rendered`` holds the URL shown, so that the routing callback is not called for it."""
+
+    def frame(key: str | None):
+        return html.Div([dcc.Location(id="url"), dcc.Store(id="rendered", data=key), dcc.Store(id="route"), html.Div(show(key) if key else None, id="shell", className="shell")])
+
+    return speed.first_layout(frame, tricks)
 
 
 def views(pages: dict):
@@ -97,11 +103,12 @@ def render(pathname: str | None, search: str | None, pages: dict):
 
 
 def register(pages: dict):
-    """Routing, language switch and URL sync for the given {slug: page module}."""
+    """Routing, language switch and URL sync for the given {slug: page module}; returns
+    the routing's show(key) (:func:`views`), for the layout."""
     show = views(pages)
 
-    # the URL the shell should show; no update when it shows it already (dcc.Location
-    # can report the same URL twice)
+    # the URL the shell should show; no update when it shows it already (the layout
+    # rendered it: a page load then makes no routing request)
     clientside_callback(
         ClientsideFunction("gelu_lab", "route"),
         Output("route", "data"), Input("url", "pathname"), Input("url", "search"), State("rendered", "data"),
@@ -128,3 +135,4 @@ def register(pages: dict):
                 State("lang", "data"),
                 prevent_initial_call=True,
             )
+    return show
