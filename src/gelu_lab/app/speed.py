@@ -24,8 +24,8 @@ is kept for at least 100 ms of cold page load or 10 ms of control latency):
 - ``ticks``: an Overview tick shows its table row and curve on the box's change event
   (assets/speed_ticks.js); Dash's callback then redraws the figure with the same choice.
 
-Each of the parts of ``scripts`` and of ``first_paint`` measured alone stayed under the
-bar; together they pay, and each goes with its trick.
+The parts of ``scripts`` and of ``first_paint`` each stayed under the bar alone; each
+trick is kept as a whole because together its parts pass it.
 
 The switch is the environment variable ``GELU_LAB_FAST``, read by
 :func:`gelu_lab.app.create_app` (or its ``fast`` argument):
@@ -46,7 +46,6 @@ import logging
 import os
 import re
 from pathlib import Path
-
 from urllib.parse import urlsplit
 
 import dash
