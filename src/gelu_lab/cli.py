@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import re
 import sys
 
 from . import __version__
