@@ -134,10 +134,11 @@ def open_page(page, url: str, ready: str = "main.page", full: bool = False):
     """Go to url and wait until the routed page and its figures are drawn.
 
     In a tab where the app is already running, the URL is pushed to the history and
-    a popstate event makes dcc.Location route it; otherwise (or with full=True) a
-    full page load.
+    a popstate event makes dcc.Location route it; otherwise (or with full=True, or when
+    url is the one already open: dcc.Location routes nothing for an unchanged URL, and
+    the previous test's state would remain) a full page load.
     """
-    if not full and page.url.split("/")[:3] == url.split("/")[:3] and page.evaluate("() => !!window.dash_clientside && !!document.querySelector('main.page')"):
+    if not full and page.url != url and page.url.split("/")[:3] == url.split("/")[:3] and page.evaluate("() => !!window.dash_clientside && !!document.querySelector('main.page')"):
         page.evaluate(
             # blur first, as the click on a link would: a focused box unmounted by the
             # route change would otherwise fire its blur handler on a removed element

@@ -180,7 +180,8 @@ def goto(page, base: str, url: str, full: bool) -> None:
     """Open url: inside the running app (history + popstate, as a link does) or, with
     full or when no app is running in the tab, as a full page load."""
     try:
-        inside = not full and page.evaluate("() => !!window.dash_clientside && !!document.querySelector('main.page')")
+        # an unchanged URL routes nothing (dcc.Location sees no change): load it afresh
+        inside = not full and page.url != base + url and page.evaluate("() => !!window.dash_clientside && !!document.querySelector('main.page')")
         if inside:
             page.evaluate(NAVIGATE, base + url)
     except Exception:  # the tab was navigating (a previous back, a full load): load it afresh
