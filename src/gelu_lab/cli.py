@@ -21,6 +21,7 @@ COMMAND_MODULES = [
     "gelu_lab.commands.table",
     "gelu_lab.commands.train",
     "gelu_lab.commands.runs",
+    "gelu_lab.commands.experiment",
     "gelu_lab.commands.errors",
     "gelu_lab.commands.fit",
     "gelu_lab.commands.accuracy",

@@ -38,6 +38,7 @@ def register(sub):
     p.add_argument("--preset", default="quick", choices=list(PRESETS))
     p.add_argument("--steps", type=_positive("steps"), help="training steps (default: the preset's)")
     p.add_argument("--fc-init-std", default="0.02", help='std of the FFN input weights W1; "unit" = 1/sqrt(d); a comma list sweeps')
+    p.add_argument("--width", type=_positive("width"), help="model width n_embd (default: the preset's; a multiple of its heads)")
     p.add_argument("--batch-size", type=_positive("batch-size"))
     p.add_argument("--lr", type=float)
     p.add_argument("--eval-interval", type=_positive("eval-interval"))
@@ -76,7 +77,7 @@ def _command_line(args) -> str:
     parts = ["gelu-lab train", f"--activations {args.activations}", f"--seeds {args.seeds}", f"--preset {args.preset}"]
     if args.seed_start:
         parts.append(f"--seed-start {args.seed_start}")
-    for flag in ("steps", "fc_init_std", "batch_size", "lr", "eval_interval", "ckpt_every", "text", "threads"):
+    for flag in ("steps", "width", "fc_init_std", "batch_size", "lr", "eval_interval", "ckpt_every", "text", "threads"):
         v = getattr(args, flag)
         if v is not None:
             parts.append(f"--{flag.replace('_', '-')} {shlex.quote(str(v))}")
@@ -133,7 +134,7 @@ def run(args) -> int:
             _resume_hints(store, acts, args.store)
             ids = []
             for fc in fcs:
-                base = dict(preset=args.preset, steps=args.steps, fc_init_std=fc, batch_size=args.batch_size, lr=args.lr,
+                base = dict(preset=args.preset, steps=args.steps, n_embd=args.width, fc_init_std=fc, batch_size=args.batch_size, lr=args.lr,
                             eval_interval=args.eval_interval, ckpt_every=args.ckpt_every, text=args.text)
                 TrainConfig.make(**{**base, "activation": acts[0]})  # bad options fail before any training
                 ids += grid(acts, range(args.seed_start, args.seed_start + args.seeds), store, base, progress=not args.no_progress, again=args.again, command=command)

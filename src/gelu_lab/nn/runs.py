@@ -81,8 +81,27 @@ def _mean_std(v: list[float]) -> tuple[float, float]:
     return m, s
 
 
+def paired(a: dict, b: dict, level: float = 0.95) -> dict:
+    """Seed-by-seed differences a[seed] - b[seed] over the seeds both have: their mean, the
+    paired-t interval at `level` (mean +- t_{n-1} s/sqrt(n)) and the verdict "larger" (the
+    interval excludes 0: the gap is larger than the seed-to-seed noise), "within" (it does
+    not) or "unknown" (fewer than 2 shared seeds)."""
+    from scipy import stats
+
+    shared = sorted(set(a) & set(b))
+    d = [a[k] - b[k] for k in shared]
+    out = {"n": len(d), "diffs": d, "seeds": shared, "mean": sum(d) / len(d) if d else float("nan"),
+           "lo": float("nan"), "hi": float("nan"), "half": float("nan"), "verdict": "unknown", "level": level}
+    if len(d) >= 2:
+        m, s = _mean_std(d)
+        half = float(stats.t.ppf((1 + level) / 2, len(d) - 1)) * s / math.sqrt(len(d))
+        out.update(lo=m - half, hi=m + half, half=half, verdict="larger" if m - half > 0 or m + half < 0 else "within")
+    return out
+
+
 def compare_group(runs: list[dict], metric=final_loss) -> list[dict]:
-    """Rows per activation, best first: n, mean, std, rank, gap to best, separated from best."""
+    """Rows per activation, best first: n, mean, std, rank, gap to best, separated from best,
+    per_seed {seed: value}."""
     by_act: dict[str, dict[int, float]] = {}
     for run in runs:
         v = metric(run)
@@ -92,7 +111,7 @@ def compare_group(runs: list[dict], metric=final_loss) -> list[dict]:
     for act, per_seed in by_act.items():
         vals = [per_seed[k] for k in sorted(per_seed)]
         m, s = _mean_std(vals)
-        rows.append({"activation": act, "n": len(vals), "mean": m, "std": s, "seeds": vals, "_per_seed": per_seed})
+        rows.append({"activation": act, "n": len(vals), "mean": m, "std": s, "seeds": vals, "per_seed": per_seed})
     rows.sort(key=lambda r: r["mean"])
     if not rows:
         return rows
@@ -104,21 +123,30 @@ def compare_group(runs: list[dict], metric=final_loss) -> list[dict]:
         r["spread"] = spread
         r["separated"] = bool(i > 1 and math.isfinite(spread) and r["gap"] > spread)
         # paired by seed (same init and batches): in how many shared seeds is it behind the best?
-        shared = sorted(set(r["_per_seed"]) & set(best["_per_seed"]))
-        r["behind"] = f"{sum(r['_per_seed'][k] > best['_per_seed'][k] for k in shared)}/{len(shared)}" if i > 1 else ""
-    for r in rows:
-        del r["_per_seed"]
+        shared = sorted(set(r["per_seed"]) & set(best["per_seed"]))
+        r["behind"] = f"{sum(r['per_seed'][k] > best['per_seed'][k] for k in shared)}/{len(shared)}" if i > 1 else ""
     return rows
 
 
+def pairs(rows: list[dict], ref: str = "gelu") -> list[dict]:
+    """`ref` against every other activation of a compare_group, seed by seed:
+    [{"a": ref, "b": act, **paired(ref's losses, act's)}]; [] without `ref`."""
+    per = {r["activation"]: r["per_seed"] for r in rows}
+    if ref not in per:
+        return []
+    return [{"a": ref, "b": act, **paired(per[ref], per[act])} for act in per if act != ref]
+
+
 def compare(runs: list[dict]) -> list[dict]:
-    """compare_group for every group: [{"group", "label", "config", "rows", "verdict"}]."""
+    """compare_group for every group: [{"group", "label", "config", "rows", "verdict", "paired"}],
+    "paired" being GELU against each other activation (:func:`pairs`)."""
     out = []
     for key, members in groups(runs).items():
         rows = compare_group(members)
         if rows:
+            duel = pairs(rows)
             out.append({"group": key, "label": group_label(members[0]["config"]), "config": members[0]["config"],
-                        "rows": rows, "verdict": verdict(rows)})
+                        "rows": rows, "verdict": verdict(rows), "paired": duel})
     return out
 
 

@@ -1,0 +1,65 @@
+"""`gelu-lab experiment`: the FFN experiment that decides (gelu_lab.nn.experiment).
+
+    gelu-lab experiment --workers 2 --write src/gelu_lab/data/ffn_results.json   # the shipped set (about two hours on 2 cores)
+    gelu-lab experiment --plan tiny --store /tmp/t.sqlite                        # the whole pipeline in seconds
+
+Given again after a kill, it goes on where it stopped (done runs are kept,
+interrupted ones resumed).
+"""
+
+from __future__ import annotations
+
+
+def register(sub):
+    from ..nn.experiment import PLANS
+
+    p = sub.add_parser("experiment", help="the FFN experiment: learning-rate sweep, seeds, scale trend (needs torch)")
+    p.add_argument("--plan", default="ship", choices=list(PLANS), help="ship: the shipped result set; tiny: seconds")
+    p.add_argument("--workers", type=int, default=2, help="training processes at a time, one thread each (default 2)")
+    p.add_argument("--store", help="runs store file (default: $GELU_LAB_STORE or the data dir)")
+    p.add_argument("--write", metavar="FILE", help="write the experiment's runs as a result set (the format of data/ffn_results.json)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def _isa() -> str:
+    """The widest x86 vector extension the CPU reports (speed figures name it)."""
+    try:
+        flags = next(line for line in open("/proc/cpuinfo") if line.startswith("flags")).split()
+    except (OSError, StopIteration):
+        return ""
+    return next((isa for flag, isa in (("avx512f", "AVX-512"), ("avx2", "AVX2"), ("avx", "AVX")) if flag in flags), "")
+
+
+def run(args) -> int:
+    import platform
+
+    from ..nn.experiment import PLANS, run as carry_out
+    from ..results.printing import to_json
+    from ..results.store import default_path, provenance
+
+    if not 1 <= args.workers <= 64:
+        raise ValueError(f"--workers must be in 1..64, got {args.workers}")
+    try:
+        import torch  # noqa: F401 (the runs need it; say so before the first one fails)
+    except ImportError:
+        raise ValueError("the experiment needs torch: pip install 'gelu-lab[torch]'") from None
+    store = args.store or str(default_path())
+    plan = PLANS[args.plan]
+    got = carry_out(plan, store, workers=args.workers, progress=not args.no_progress)
+    from ..nn import runs as R
+    from ..results.store import Store, train_runs
+
+    with Store(store) as s:
+        runs = train_runs(s, ids=set(got["runs"]))
+    for g in R.compare(runs):
+        print(f"{g['label']}: {g['verdict']}")
+        for p in g["paired"]:
+            print(f"  {p['a']} - {p['b']}: {p['mean']:+.4f} nats/char, 95 % interval [{p['lo']:+.4f}, {p['hi']:+.4f}] over {p['n']} seeds: {p['verdict']}")
+    if args.write:
+        prov = {**provenance(), "isa": _isa(), "python_impl": platform.python_implementation(),
+                "experiment": {"plan": args.plan, **got, "workers": args.workers, "threads_per_run": 1},
+                "train_commands": sorted({r["provenance"].get("command", "") for r in runs})}
+        with open(args.write, "w", encoding="utf-8") as f:
+            f.write(to_json(R.export_doc(runs, prov)) + "\n")
+    return 0
