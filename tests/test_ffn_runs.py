@@ -59,15 +59,6 @@ def test_bands_mean_min_max_and_layer_mean():
     assert R.bands(runs, "dead", 1)["gelu"]["mean"] == pytest.approx([0.1, 0.2])
 
 
-def test_sweep_orders_init_scales_and_unit_is_one_over_sqrt_d():
-    runs = [run(a, s, v, fc) for a, s, v, fc in [("relu", 0, 1.88, 0.02), ("relu", 1, 1.90, 0.02), ("gelu", 0, 2.0, 0.02),
-                                                  ("gelu", 0, 1.85, "unit"), ("relu", 0, 1.93, "unit")]]
-    sw = R.sweep(runs)
-    assert sw["fc"] == [0.02, 0.125] and sw["pre_std"] == pytest.approx([0.16, 1.0])
-    assert sw["acts"]["relu"]["mean"] == pytest.approx([1.89, 1.93]) and sw["acts"]["gelu"]["n"] == [1, 1]
-    assert R.sweep(runs[:3]) is None
-
-
 def test_export_rounds_and_keeps_structure():
     doc = R.export_doc([run("gelu", 0, 2.0123456789)], {"command": "x"}, digits=4)
     assert doc["runs"][0]["final"]["val_loss_full"] == 2.012 and doc["provenance"] == {"command": "x"}
@@ -121,3 +112,73 @@ def test_figures_bands_have_fill_only_with_several_seeds():
     assert list(gap.data[0].y) == pytest.approx([0.0, -0.2])
     lay = figs.layers_figure([bands, bands], names, {"title": "t", "x": "x", "y": "y", "layer": "layer {i}"})
     assert [a.text for a in lay.layout.annotations] == ["layer 0", "layer 1"]
+
+
+# --- the paired interval and the learning-rate experiment -------------------------
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+from scipy import stats  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(1.5, 2.5), st.floats(-0.05, 0.05)), min_size=2, max_size=12),
+       st.sampled_from([0.8, 0.9, 0.95, 0.99]))
+def test_paired_interval_is_scipys_paired_t_interval(pairs, level):
+    b = {i: base for i, (base, _) in enumerate(pairs)}
+    a = {i: base + d for i, (base, d) in enumerate(pairs)}
+    p = R.paired(a, b, level)
+    ci = stats.ttest_rel(list(a.values()), list(b.values())).confidence_interval(level)
+    if not math.isfinite(ci.low):  # every difference equal: no spread, scipy gives nan
+        assert p["half"] == pytest.approx(0.0, abs=1e-12)
+        return
+    assert p["n"] == len(pairs) and p["lo"] == pytest.approx(ci.low, abs=1e-12) and p["hi"] == pytest.approx(ci.high, abs=1e-12)
+    assert p["verdict"] == ("within" if ci.low <= 0 <= ci.high else "larger")
+
+
+def test_paired_uses_the_shared_seeds_and_knows_too_few():
+    p = R.paired({0: 2.0, 1: 2.1, 2: 2.2}, {1: 2.0, 2: 2.05, 3: 9.0})
+    assert p["seeds"] == [1, 2] and p["diffs"] == pytest.approx([0.1, 0.15]) and p["mean"] == pytest.approx(0.125)
+    # two seeds: t_{0.975, 1} = 12.706; s = 0.0354: the interval is wide
+    assert p["half"] == pytest.approx(12.7062047 * statistics.stdev([0.1, 0.15]) / math.sqrt(2), rel=1e-6) and p["verdict"] == "within"
+    one = R.paired({0: 2.0}, {0: 1.0})
+    assert one["verdict"] == "unknown" and one["mean"] == 1.0 and math.isnan(one["lo"])
+
+
+def lr_run(act, seed, loss, lr, width=64, fc=0.02):
+    r = run(act, seed, loss, fc)
+    r["config"] = {**r["config"], "lr": lr, "n_embd": width}
+    r["id"] = hash((act, seed, fc, lr, width)) % 100000
+    return r
+
+
+def test_experiment_picks_each_rate_on_seed_0_and_pairs_the_seeds_at_it():
+    runs = [lr_run("gelu", 0, 2.00, 1e-3), lr_run("gelu", 0, 1.90, 2e-3), lr_run("relu", 0, 1.95, 1e-3), lr_run("relu", 0, 1.99, 2e-3)]
+    runs += [lr_run("gelu", s, 1.90 - 0.01 * s, 2e-3) for s in (1, 2, 3)] + [lr_run("relu", s, 1.97 - 0.01 * s, 1e-3) for s in (1, 2, 3)]
+    runs += [lr_run("gelu_tanh", s, 1.91, 2e-3) for s in (0, 1)]  # not swept: the rate its runs use
+    runs += [lr_run("gelu", s, 1.8, 2e-3, width=128) for s in (0, 1)] + [lr_run("relu", s, 1.85 + 0.01 * s, 1e-3, width=128) for s in (0, 1)]
+    runs += [lr_run("relu", 1, 5.0, 2e-3)]  # a seed at a rate not chosen: in no cell
+    (e,) = R.experiments(runs)
+    assert e["lr"] == {"gelu": 2e-3, "relu": 1e-3, "gelu_tanh": 2e-3}
+    assert e["sweep"] == {"gelu": {1e-3: 2.00, 2e-3: 1.90}, "relu": {1e-3: 1.95, 2e-3: 1.99}}
+    main, wide = e["cells"]
+    assert main["main"] and main["width"] == 64 and not wide["main"] and wide["width"] == 128
+    duel = {p["b"]: p for p in main["paired"]}
+    # seeds 0..3 of each at its rate: GELU 1.90, 1.89, 1.88, 1.87 against ReLU 1.95, 1.96, 1.95, 1.94
+    assert duel["relu"]["diffs"] == pytest.approx([-0.05, -0.07, -0.07, -0.07]) and duel["relu"]["verdict"] == "larger"
+    assert duel["gelu_tanh"]["n"] == 2
+    assert {p["b"]: p["n"] for p in wide["paired"]} == {"relu": 2}
+    assert {r["activation"]: r["n"] for r in main["rows"]} == {"gelu": 4, "relu": 4, "gelu_tanh": 2}
+    # no sweep at all: no experiment
+    assert R.experiments([run("gelu", 0, 2.0), run("relu", 0, 1.9)]) == []
+
+
+def test_trend_words():
+    from gelu_lab.nn.ffn_view import trend_word
+
+    def pts(*ms, v="larger"):
+        return [{"width": w, "mean": m, "verdict": v} for w, m in zip((64, 128, 256), ms)]
+
+    assert trend_word(pts(-0.01, -0.03)) == "grows" and trend_word(pts(-0.03, -0.01)) == "shrinks"
+    assert trend_word(pts(0.02, -0.01)) == "flips" and trend_word(pts(0.02, -0.01, v="within")) == "noise"
+    assert trend_word(pts(0.02)) == "one"

@@ -140,3 +140,49 @@ def test_missing_run_and_store_one_line(tmp_path, capsys):
     assert main(["train", "--resume", "5", "--store", store, "--no-progress"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3 and all("error" in line for line in err)
+
+
+def test_experiment_end_to_end_resumes_after_a_kill(tmp_path):
+    """The tiny plan through the CLI, killed once in its sweep: given again, it finishes with
+    no run twice, and writes a result set the app reads, with no machine path in it."""
+    import json
+
+    from gelu_lab.nn import experiment as X
+    from gelu_lab.results.store import Store
+
+    store, out = str(tmp_path / "x.sqlite"), tmp_path / "set.json"
+    argv = [PY, "-m", "gelu_lab", "experiment", "--plan", "tiny", "--store", store, "--workers", "2", "--no-progress"]
+    p = subprocess.Popen(argv, env=ENV, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline:  # a run of the sweep has logged a step
+        time.sleep(0.2)
+        if os.path.exists(store):
+            with Store(store) as s:
+                if any(s.metrics(r["id"]) for r in s.runs("train")):
+                    break
+    os.killpg(p.pid, signal.SIGKILL)
+    p.wait()
+    deadline = time.time() + 30  # the killed training processes are reaped by init: until then they own their runs
+    while time.time() < deadline:
+        with Store(store) as s:
+            if any(r["status"] == "interrupted" for r in s.runs("train")):
+                break
+        time.sleep(0.2)
+    with Store(store) as s:
+        assert any(r["status"] == "interrupted" for r in s.runs("train"))
+    done = subprocess.run([*argv, "--write", str(out)], env=ENV, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    plan = X.PLANS["tiny"]
+    n_runs = len(X.sweep_runs(plan)) + sum(plan.seeds.values()) - len(plan.sweep) + sum(n * len(acts) for _, _, acts, n in plan.scale)
+    with Store(store) as s:
+        runs = s.runs("train")
+    assert len(runs) == n_runs and all(r["status"] == "done" for r in runs)  # the killed ones resumed, none started twice
+    assert "gelu - relu:" in done.stdout and "95 % interval" in done.stdout
+    doc = json.loads(out.read_text())
+    assert len(doc["runs"]) == n_runs and str(tmp_path) not in out.read_text()
+    prov = doc["provenance"]
+    assert prov["experiment"]["name"] == "tiny" and prov["experiment"]["plan"]["preset"] == "tiny" and set(prov["experiment"]["lr"]) == {"gelu", "relu"} and prov["torch"] and prov["processor"]
+    from gelu_lab.results.runsets import experiments
+
+    (e,) = experiments(doc["runs"])
+    assert e["lr"] == prov["experiment"]["lr"] and [c["width"] for c in e["cells"]] == [16, 8]

@@ -5,8 +5,9 @@
     check_all(store=None, ids=None, measure=False) -> list of those, in registry order
 
 A verdict is one of "true", "false", "depends" (on the machine or the setup: the
-figures say what the measurement shows) and "untested" (the evidence needs a run
-or a package that is not there; ``how`` says what to run).
+figures say what the measurement shows), "unsettled" (measured, but the effect is
+within the noise of the measurement: our evidence cannot decide) and "untested"
+(the evidence needs a run or a package that is not there; ``how`` says what to run).
 
 Where the evidence comes from (``source``):
 
@@ -37,7 +38,7 @@ import numpy as np
 
 from .. import numerics as nm
 
-VERDICTS = ("true", "false", "depends", "untested")
+VERDICTS = ("true", "false", "depends", "unsettled", "untested")
 SOURCES = ("computed", "store", "shipped", "measured")
 
 
@@ -257,6 +258,7 @@ def _tanh_faster(store, measure):
 
 
 TRAIN_HOW = "gelu-lab train --activations gelu,relu --preset quick"
+EXPERIMENT_HOW = "gelu-lab experiment --workers 2"
 
 
 def dead_relu_shares(runs: list[dict]) -> list[dict]:
@@ -274,27 +276,72 @@ def dead_relu_shares(runs: list[dict]) -> list[dict]:
             continue
         last = max(p[0] for v in pts.values() for p in v)
         vals = [p[1] for v in pts.values() for p in v if p[0] == last]
-        out.append({"run_id": run["id"], "key": run["key"], "step": last, "dead_share": float(np.mean(vals)), "max_layer_share": float(max(vals))})
+        c = run["config"]
+        out.append({"run_id": run["id"], "key": run["key"], "step": last, "dead_share": float(np.mean(vals)), "max_layer_share": float(max(vals)),
+                    "label": f"d{c.get('n_embd')} lr {c.get('lr', '?'):g} init {c.get('fc_init_std')} seed {c.get('seed')}"
+                    if isinstance(c.get("lr"), (int, float)) else f"run {run['id']}"})
     return out
 
 
-def _relu_half_dead(store, measure):
+def _train_runs(store) -> tuple[str | None, list[dict], list[dict]]:
+    """(source, its runs, its learning-rate experiments): the reader's store when it holds
+    training runs, else the shipped set."""
     from .. import results
+    from ..results.runsets import experiments
 
     got = results.latest("train", store=store)
     runs = [] if got is None else got.value
-    # the reader's own runs when there are any, else the shipped experiment
-    source, shares = next(((src, s) for src in ("store", "shipped") if (s := dead_relu_shares([r for r in runs if r["source"] == src]))),
-                          (None, []))
+    for src in ("store", "shipped"):
+        mine = [r for r in runs if r["source"] == src]
+        if mine:
+            return src, mine, experiments(mine)
+    return None, [], []
+
+
+def _relu_half_dead(store, measure):
+    source, runs, exps = _train_runs(store)
+    if exps:  # the decisive experiment: every ReLU run of it, at each rate, width and init
+        runs = exps[0]["runs"]
+    shares = dead_relu_shares(runs)
     if not shares:
         return _ev("untested", {"runs": []}, "note.relu_half_dead.none", how=TRAIN_HOW)
     worst = max(s["max_layer_share"] for s in shares)
     mean = float(np.mean([s["dead_share"] for s in shares]))
     ids = {s["run_id"] for s in shares}
-    prov = next(r["provenance"] for r in runs if r["source"] == source and r["id"] in ids)
+    prov = next(r["provenance"] for r in runs if r["id"] in ids)
     f = {"runs": shares, "mean_dead_share": mean, "max_layer_dead_share": worst}
     return _ev("true" if worst > 0.5 else "false", f, "note.relu_half_dead",
                {"runs": str(len(shares)), "mean": f"{mean:.2%}", "worst": f"{worst:.2%}"}, TRAIN_HOW, source, prov)
+
+
+def _gelu_lower_loss(store, measure):
+    """GELU against ReLU in the main cell of the learning-rate experiment: the paired interval
+    of the final val loss, and the same at every evaluation step (is GELU behind early and
+    ahead late?)."""
+    from ..results.runsets import paired
+
+    source, runs, exps = _train_runs(store)
+    main = next((c for c in exps[0]["cells"] if c["main"]), None) if exps else None
+    p = next((q for q in main["paired"] if q["b"] == "relu"), None) if main else None
+    if p is None or p["n"] < 2:
+        return _ev("untested", {}, "note.gelu_lower_loss.none", how=EXPERIMENT_HOW)
+    curves: dict[str, dict] = {}
+    for r in main["runs"]:
+        if r["config"]["activation"] in ("gelu", "relu"):
+            curves.setdefault(r["config"]["activation"], {})[r["config"]["seed"]] = dict(map(tuple, r["metrics"].get("val_loss", [])))
+    steps = sorted(set.intersection(*(set(v) for a in curves.values() for v in a.values())))
+    over = [{"step": s, **{k: v for k, v in paired({sd: c[s] for sd, c in curves["gelu"].items()},
+                                                   {sd: c[s] for sd, c in curves["relu"].items()}).items() if k in ("mean", "lo", "hi", "n")}}
+            for s in steps]
+    mid = min(over, key=lambda o: abs(o["step"] - steps[-1] / 2))
+    verdict = "unsettled" if p["verdict"] != "larger" else ("true" if p["mean"] < 0 else "false")
+    c = main["runs"][0]["config"]
+    f = {"final": {k: p[k] for k in ("mean", "lo", "hi", "n", "diffs")}, "over_training": over, "width": c["n_embd"], "steps": c["steps"]}
+    prov = main["runs"][0]["provenance"]
+    return _ev(verdict, f, f"note.gelu_lower_loss.{verdict}",
+               {"n": str(p["n"]), "width": str(c["n_embd"]), "steps": str(c["steps"]), "mean": f"{p['mean']:+.4f}", "lo": f"{p['lo']:+.4f}",
+                "hi": f"{p['hi']:+.4f}", "mid_step": str(mid["step"]), "mid": f"{mid['mean']:+.4f}", "mid_lo": f"{mid['lo']:+.4f}",
+                "mid_hi": f"{mid['hi']:+.4f}"}, EXPERIMENT_HOW, source, prov)
 
 
 CLAIMS = {
@@ -312,6 +359,7 @@ CLAIMS = {
         Claim("relu_at_infinity", _computed(_relu_infinity)),
         Claim("quick_gelu_is_silu", _computed(_quick_gelu_silu)),
         Claim("relu_half_dead", _relu_half_dead, reads="train"),
+        Claim("gelu_lower_loss", _gelu_lower_loss, reads="train"),
     ]
 }
 

@@ -233,6 +233,26 @@ def _sigmoid_ffn():
             "sig_4": float(_f("sigmoid")(4.0)), "gelu_4": float(_f("gelu")(4.0))}
 
 
+def _ffn_gain():
+    """GELU against ReLU in the shipped learning-rate experiment (the FFN page's): the paired
+    final-loss difference and its 95 % interval, and the worst dead-ReLU share of any layer
+    of any of its ReLU runs. The shipped set only: a value of the installed package."""
+    from .. import results
+    from ..results.runsets import experiments
+    from .claims import dead_relu_shares
+
+    got = results.latest("train", store=False)
+    exps = experiments(got.value) if got else []
+    if not exps:
+        return {k: math.nan for k in ("ffn_gap", "ffn_lo", "ffn_hi", "ffn_n", "ffn_width", "ffn_steps", "relu_dead_max")}
+    main = next(c for c in exps[0]["cells"] if c["main"])
+    p = next(q for q in main["paired"] if q["b"] == "relu")
+    dead = dead_relu_shares(exps[0]["runs"])
+    c = main["runs"][0]["config"]
+    return {"ffn_gap": p["mean"], "ffn_lo": p["lo"], "ffn_hi": p["hi"], "ffn_n": p["n"], "ffn_width": c["n_embd"], "ffn_steps": c["steps"],
+            "relu_dead_max": max((d["max_layer_share"] for d in dead), default=math.nan)}
+
+
 def _dead_relu():
     d = theory.dead_units(0.0, 1.0)
     g1 = _f("gelu", 1)
@@ -320,6 +340,9 @@ QUESTIONS = {
         Question("bf16", (Quantity("torch_version", None, "s"), Quantity("bf16_zero", None, "d"), Quantity("bf16_zero_tail", None, "d"), Quantity("bf16_zero_edge", None, ".4f"),
                           Quantity("bf16_zero_tiny", None, "d"), Quantity("ours_max_ulp", "0", "d"),
                           Quantity("torch_max_ulp", None, "d"), Quantity("torch_wrong", None, "d"), Quantity("torch_flush", None, "d")), slow=_bf16),
+        Question("ffn_gain", (Quantity("ffn_gap", None, "+.4f"), Quantity("ffn_lo", None, "+.4f"), Quantity("ffn_hi", None, "+.4f"),
+                              Quantity("ffn_n", None, "d"), Quantity("ffn_width", None, "d"), Quantity("ffn_steps", None, "d"),
+                              Quantity("relu_dead_max", None, ".3f")), _ffn_gain),
     ]
 }
 

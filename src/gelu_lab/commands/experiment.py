@@ -52,13 +52,15 @@ def run(args) -> int:
 
     with Store(store) as s:
         runs = train_runs(s, ids=set(got["runs"]))
+    print("learning rates: " + ", ".join(f"{a} {r:g}" for a, r in got["lr"].items()))
     for g in R.compare(runs):
-        print(f"{g['label']}: {g['verdict']}")
-        for p in g["paired"]:
-            print(f"  {p['a']} - {p['b']}: {p['mean']:+.4f} nats/char, 95 % interval [{p['lo']:+.4f}, {p['hi']:+.4f}] over {p['n']} seeds: {p['verdict']}")
+        if g.get("lr"):  # the experiment's cells; `gelu-lab runs compare` shows every group
+            print(f"{g['label']}: {g['verdict']}")
+            for p in g["paired"]:
+                print("  " + R.paired_line(p))
     if args.write:
         prov = {**provenance(), "isa": _isa(), "python_impl": platform.python_implementation(),
-                "experiment": {"plan": args.plan, **got, "workers": args.workers, "threads_per_run": 1},
+                "experiment": {"name": args.plan, **got, "workers": args.workers, "threads_per_run": 1},
                 "train_commands": sorted({r["provenance"].get("command", "") for r in runs})}
         with open(args.write, "w", encoding="utf-8") as f:
             f.write(to_json(R.export_doc(runs, prov)) + "\n")

@@ -3,7 +3,8 @@
     gelu-lab runs list                          one line per run; an interrupted one with the command that resumes it
     gelu-lab runs show RUN_ID                   config, provenance, final numbers, metric table
     gelu-lab runs export --format json|csv      everything (json: the document the app reads)
-    gelu-lab runs compare                       val loss per activation: mean +- std, ranking, gap vs spread
+    gelu-lab runs compare                       val loss per activation: mean +- std, ranking, gap vs spread,
+                                                GELU minus each other activation paired by seed, with its 95 % interval
 --shipped reads the result set shipped with the package instead of the store.
 """
 
@@ -109,4 +110,6 @@ def run(args) -> int:
         if args.format == "text":
             for g in groups:
                 print(f"{g['label']}: {g['verdict']}")
+                for p in g["paired"]:
+                    print("  " + R.paired_line(p))
     return 0

@@ -83,16 +83,42 @@ def gap_figure(bands: dict, ref: str, names: dict, labels: dict) -> go.Figure:
     return figure(traces, labels["title"], height=320, xaxis=axis(labels["x"]), yaxis=axis(labels["y"]), shapes=[zero])
 
 
-def sweep_figure(sweep: dict, names: dict, labels: dict) -> go.Figure:
-    """Final val loss (mean +- std over seeds) against the FFN pre-activation std at init.
+def lr_figure(sweep: dict, chosen: dict, names: dict, labels: dict) -> go.Figure:
+    """Final val loss of seed 0 against the learning rate, per activation, the chosen rate ringed.
 
-    sweep: :func:`gelu_lab.nn.ffn_view.sweep`. labels: title, x, y.
+    sweep: {act: {rate: loss}}, chosen: {act: rate} (gelu_lab.nn.runs.experiments). labels: title, x, y, chosen.
     """
-    x = sweep["pre_std"]
-    traces = []
-    for act, a in sweep["acts"].items():
-        err = [s if s is not None and s == s else 0.0 for s in a["std"]]
-        traces.append({"type": "scatter", "x": x, "y": a["mean"], "name": names.get(act, act), "mode": "lines+markers",
-                       "error_y": {"type": "data", "array": err, "visible": True}, "line": {"color": COLORS.get(act, NEUTRAL), "width": 2}})
+    traces, rates = [], sorted({r for v in sweep.values() for r in v})
+    for act, per in sweep.items():
+        xs = sorted(per)
+        color = COLORS.get(act, NEUTRAL)
+        traces.append({"type": "scatter", "x": xs, "y": [per[x] for x in xs], "name": names.get(act, act), "mode": "lines+markers",
+                       "legendgroup": act, "line": {"color": color, "width": 2}})
+        if act in chosen and chosen[act] in per:
+            traces.append({"type": "scatter", "x": [chosen[act]], "y": [per[chosen[act]]], "mode": "markers", "legendgroup": act,
+                           "showlegend": False, "hovertemplate": labels["chosen"] + "<extra></extra>",
+                           "marker": {"size": 16, "color": "rgba(0,0,0,0)", "line": {"color": color, "width": 2}}})
     return figure(traces, labels["title"], height=360, hovermode="closest",
-                  xaxis=axis(labels["x"], type="log", tickvals=x, ticktext=[f"{v:.2g}" for v in x]), yaxis=axis(labels["y"]))
+                  xaxis=axis(labels["x"], type="log", tickvals=rates, ticktext=[f"{r:g}" for r in rates]), yaxis=axis(labels["y"]))
+
+
+def trend_figure(points: list[dict], labels: dict) -> go.Figure:
+    """The paired gap (mean and its 95 % interval) against model width, one line per init scale.
+
+    points: [{"series", "width", "mean", "lo", "hi", "n"}]; labels: title, x, y, zero. Below 0: the
+    first activation of the pair has the lower loss.
+    """
+    traces, widths = [], sorted({p["width"] for p in points})
+    palette = (COLORS["gelu"], NEUTRAL)
+    for i, name in enumerate(dict.fromkeys(p["series"] for p in points)):
+        pts = sorted((p for p in points if p["series"] == name), key=lambda p: p["width"])
+        hi = [p["hi"] - p["mean"] if p["hi"] == p["hi"] else 0.0 for p in pts]
+        lo = [p["mean"] - p["lo"] if p["lo"] == p["lo"] else 0.0 for p in pts]
+        traces.append({"type": "scatter", "x": [p["width"] for p in pts], "y": [p["mean"] for p in pts], "name": name,
+                       "mode": "lines+markers", "customdata": [p["n"] for p in pts],
+                       "hovertemplate": "d = %{x}: %{y:.4f} (n = %{customdata})<extra>" + name + "</extra>",
+                       "error_y": {"type": "data", "symmetric": False, "array": hi, "arrayminus": lo, "visible": True},
+                       "line": {"color": palette[i % 2], "width": 2, "dash": ("solid", "dash")[i % 2]}, "marker": {"symbol": ("circle", "square")[i % 2], "size": 9}})
+    zero = {"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": 0, "y1": 0, "line": {"color": "#999999", "dash": "dot"}}
+    return figure(traces, labels["title"], height=360, hovermode="closest", shapes=[zero],
+                  xaxis=axis(labels["x"], type="log", tickvals=widths, ticktext=[str(w) for w in widths]), yaxis=axis(labels["y"]))

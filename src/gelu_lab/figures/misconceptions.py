@@ -134,8 +134,20 @@ def _quick(f, t):
 
 def _dead(f, t):
     runs = f.get("runs") or []
-    return bars_figure([f"run {r['run_id']}" for r in runs], [r["max_layer_share"] for r in runs],
+    return bars_figure([r.get("label") or f"run {r['run_id']}" for r in runs], [r["max_layer_share"] for r in runs],
                        {"title": t["fig.dead"], "y": t["fig.dead.y"]}, threshold=(0.5, "1/2"), color="relu")
+
+
+def _lower_loss(f, t):
+    """GELU minus ReLU over training: the seed-paired mean and its 95 % interval at each evaluation."""
+    o = f["over_training"][1:]  # step 0: the same weights, a difference of the activations alone
+    x = [p["step"] for p in o]
+    band = {"type": "scatter", "x": x + x[::-1], "y": [p["hi"] for p in o] + [p["lo"] for p in o][::-1], "fill": "toself",
+            "fillcolor": "rgba(214,39,40,0.15)", "line": {"width": 0}, "hoverinfo": "skip", "showlegend": False}
+    mean = {"type": "scatter", "x": x, "y": [p["mean"] for p in o], "mode": "lines+markers", "line": {"color": COLORS["gelu"], "width": 2},
+            "showlegend": False, "hovertemplate": "%{x}: %{y:.4f}<extra></extra>"}
+    return figure([band, mean], t["fig.lower"], height=HEIGHT, hovermode="closest", xaxis=axis(t["fig.lower.x"]),
+                  yaxis=axis(t["fig.lower.y"]), shapes=[_threshold(0.0, "0")])
 
 
 QUICK = ("gelu_sigmoid", "silu", "gelu")  # the activations the quick-GELU figure draws
@@ -144,7 +156,7 @@ _FIGURES = {
     "values": _values, "monotonic": _monotonic, "random": _random,
     "tanh_error_below_0.003": _error("tanh"), "sigmoid_error_below_0.003": _error("sigmoid"),
     "tanh_much_faster": _speed, "tends_to_relu": _limit, "relu_at_infinity": _infinity,
-    "quick_gelu_is_silu": _quick, "relu_half_dead": _dead,
+    "quick_gelu_is_silu": _quick, "relu_half_dead": _dead, "gelu_lower_loss": _lower_loss,
 }
 
 

@@ -56,7 +56,7 @@ PLANS = {
     "ship": Plan(
         preset="decide", lrs=(2e-3, 4e-3, 8e-3), sweep=("gelu", "relu", "silu", "sigmoid"),
         seeds={"gelu": 5, "relu": 5, "silu": 5, "sigmoid": 3, "gelu_tanh": 3}, lr_from={"gelu_tanh": "gelu"},
-        scale=((128, "unit", ("gelu", "relu"), 3), (64, 0.02, ("gelu", "relu"), 3), (64, "unit", ("gelu", "relu"), 3)),
+        scale=((128, "unit", ("gelu", "relu"), 5), (64, 0.02, ("gelu", "relu"), 5), (64, "unit", ("gelu", "relu"), 5)),
     ),
     # the whole pipeline in seconds (tests)
     "tiny": Plan(

@@ -49,11 +49,22 @@ def live(act: str, sigma: float) -> dict:
                          fixed(b["linearity"], 4), fixed(b["pre_std"], 3)]}
 
 
+def _groups(runs: list[dict]) -> dict[str, list[dict]]:
+    """Every group of comparable runs: the cells of the learning-rate experiments (each
+    activation at its own rate; keys "cell:..."), then the groups of runs that share every
+    setting but activation and seed."""
+    cells = {c["key"]: c["runs"] for e in R.experiments(runs) for c in e["cells"]}
+    return {**cells, **R.groups(runs)}
+
+
 def group_options(runs: list[dict]) -> list[dict]:
-    """The experiments of `runs`, the default first (the largest group at the small, nanoGPT,
-    init): [{"key", "label", "n", "sources"}]."""
-    groups = sorted(R.groups(runs).items(), key=lambda g: (-len(g[1]), R.fc_value(g[1][0]["config"])))
-    return [{"key": key, "label": R.group_label(m[0]["config"]), "n": len(m), "sources": sorted({r["source"] for r in m})} for key, m in groups]
+    """The experiments of `runs`, the default first (the main cell of the learning-rate
+    experiment, else the largest group at the small, nanoGPT, init): [{"key", "label", "n",
+    "sources", "best_lr"}] ("best_lr": a cell whose activations train at their own rates)."""
+    exp = [(k, m) for k, m in _groups(runs).items() if k.startswith("cell:")]
+    rest = sorted(R.groups(runs).items(), key=lambda g: (-len(g[1]), R.fc_value(g[1][0]["config"])))
+    return [{"key": key, "label": R.group_label(m[0]["config"]), "n": len(m), "sources": sorted({r["source"] for r in m}),
+             "best_lr": key.startswith("cell:")} for key, m in exp + rest]
 
 
 def _val(bands, act, i=-1, scale=1.0, digits=3) -> str:
@@ -70,7 +81,7 @@ def group(runs: list[dict], key: str, metric: str = "dead") -> dict | None:
     """One experiment: bands of val loss, of `metric` (layer mean) and of the W1 gradient per
     layer; the comparison rows (nn.runs.compare_group); its runs; and the numbers its
     explanation quotes (as shown). None if `runs` has no such group."""
-    gruns = R.groups(runs).get(key) if key else None
+    gruns = _groups(runs).get(key) if key else None
     if not gruns:
         return None
     pre, mean, dead, grad = (R.bands(gruns, m) for m in ("pre_std", "pre_mean", "dead", "grad_fc"))
@@ -98,14 +109,48 @@ def provenance(gruns: list[dict], shipped: dict) -> list[dict]:
     return out
 
 
-def sweep(runs: list[dict]) -> dict | None:
-    """The init-scale sweep (nn.runs.sweep) with, per init, the activations ranked by final
-    val loss ("ranked": [[act, ...] per fc]); None without a sweep."""
-    sw = R.sweep(runs)
-    if sw:
-        sw["ranked"] = [[act for _, act in sorted((a["mean"][i], act) for act, a in sw["acts"].items() if a["mean"][i] is not None)]
-                        for i in range(len(sw["fc"]))]
-    return sw
+def _pair(cell: dict, other: str) -> dict | None:
+    return next((p for p in cell["paired"] if p["b"] == other), None)
+
+
+def trend(exp: dict, other: str = "relu") -> list[dict]:
+    """GELU minus `other` in every cell of an experiment that has both: [{"fc", "width", "mean", "lo", "hi", "n"}]."""
+    out = []
+    for c in exp["cells"]:
+        p = _pair(c, other)
+        if p and p["n"]:
+            out.append({"fc": str(c["fc"]), "width": c["width"], "mean": p["mean"], "lo": p["lo"], "hi": p["hi"], "n": p["n"], "verdict": p["verdict"]})
+    return out
+
+
+def trend_word(points: list[dict]) -> str:
+    """How GELU's gap to the other activation moves from the narrowest to the widest model, for
+    one init scale: "flips" (the sign changes and an end is outside the noise), "grows" or
+    "shrinks" (|mean|), "noise" (within the noise at every width), "one" (a single width)."""
+    pts = sorted(points, key=lambda p: p["width"])
+    if len(pts) < 2:
+        return "one"
+    if all(p["verdict"] != "larger" for p in pts):
+        return "noise"
+    a, b = pts[0]["mean"], pts[-1]["mean"]
+    if a * b < 0:
+        return "flips"
+    return "grows" if abs(b) > abs(a) else "shrinks"
+
+
+def decision(runs: list[dict]) -> dict | None:
+    """The experiment that decides, as the page states it: its main cell (the sweep's width and
+    init), GELU against each other activation there, the learning-rate sweep and the scale
+    trend of GELU minus ReLU. None when `runs` hold no learning-rate experiment."""
+    exps = R.experiments(runs)
+    if not exps:
+        return None
+    e = exps[0]
+    main = next(c for c in e["cells"] if c["main"])
+    points = trend(e)
+    words = {fc: trend_word([p for p in points if p["fc"] == fc]) for fc in dict.fromkeys(p["fc"] for p in points)}
+    return {"exp": e, "main": main, "relu": _pair(main, "relu"), "pairs": main["paired"], "trend": points, "trend_words": words,
+            "sweep": e["sweep"], "lr": e["lr"], "c": main["runs"][0]["config"]}
 
 
 def run_time() -> dict:

@@ -25,8 +25,8 @@ from __future__ import annotations
 import json
 import math
 
-# configuration fields that do not define the experiment a run belongs to
-_NOT_GROUP = {"activation", "seed", "world", "params", "text", "ckpt_every", "eval_interval", "eval_iters"}
+# the comparison itself sits below nn (the claims use it too); the callers of nn.runs find it here
+from ..results.runsets import compare_group, experiments, final_loss, group_key, group_label, groups, paired, pairs  # noqa: F401
 
 
 def export_doc(runs: list[dict], provenance: dict | None = None, digits: int = 6) -> dict:
@@ -51,103 +51,31 @@ def series(run: dict, name: str) -> tuple[list[int], list[float]]:
     return [p[0] for p in pts], [p[1] for p in pts]
 
 
-def final_loss(run: dict) -> float | None:
-    f = run.get("final") or {}
-    return f.get("val_loss_full", f.get("val_loss"))
-
-
-def group_key(config: dict) -> str:
-    """What runs must share to be compared: everything but activation and seed."""
-    return json.dumps({k: v for k, v in sorted(config.items()) if k not in _NOT_GROUP}, sort_keys=True)
-
-
-def group_label(config: dict) -> str:
-    return (
-        f"{config.get('preset')} L{config.get('n_layer')} d{config.get('n_embd')} "
-        f"steps {config.get('steps')} fc_init_std {config.get('fc_init_std')}"
-    )
-
-
-def groups(runs: list[dict]) -> dict[str, list[dict]]:
-    out: dict[str, list[dict]] = {}
-    for run in runs:
-        out.setdefault(group_key(run["config"]), []).append(run)
-    return out
-
-
-def _mean_std(v: list[float]) -> tuple[float, float]:
-    m = sum(v) / len(v)
-    s = math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1)) if len(v) > 1 else float("nan")
-    return m, s
-
-
-def paired(a: dict, b: dict, level: float = 0.95) -> dict:
-    """Seed-by-seed differences a[seed] - b[seed] over the seeds both have: their mean, the
-    paired-t interval at `level` (mean +- t_{n-1} s/sqrt(n)) and the verdict "larger" (the
-    interval excludes 0: the gap is larger than the seed-to-seed noise), "within" (it does
-    not) or "unknown" (fewer than 2 shared seeds)."""
-    from scipy import stats
-
-    shared = sorted(set(a) & set(b))
-    d = [a[k] - b[k] for k in shared]
-    out = {"n": len(d), "diffs": d, "seeds": shared, "mean": sum(d) / len(d) if d else float("nan"),
-           "lo": float("nan"), "hi": float("nan"), "half": float("nan"), "verdict": "unknown", "level": level}
-    if len(d) >= 2:
-        m, s = _mean_std(d)
-        half = float(stats.t.ppf((1 + level) / 2, len(d) - 1)) * s / math.sqrt(len(d))
-        out.update(lo=m - half, hi=m + half, half=half, verdict="larger" if m - half > 0 or m + half < 0 else "within")
-    return out
-
-
-def compare_group(runs: list[dict], metric=final_loss) -> list[dict]:
-    """Rows per activation, best first: n, mean, std, rank, gap to best, separated from best,
-    per_seed {seed: value}."""
-    by_act: dict[str, dict[int, float]] = {}
-    for run in runs:
-        v = metric(run)
-        if v is not None:
-            by_act.setdefault(run["config"]["activation"], {})[run["config"]["seed"]] = float(v)
-    rows = []
-    for act, per_seed in by_act.items():
-        vals = [per_seed[k] for k in sorted(per_seed)]
-        m, s = _mean_std(vals)
-        rows.append({"activation": act, "n": len(vals), "mean": m, "std": s, "seeds": vals, "per_seed": per_seed})
-    rows.sort(key=lambda r: r["mean"])
-    if not rows:
-        return rows
-    best = rows[0]
-    for i, r in enumerate(rows, 1):
-        r["rank"] = i
-        r["gap"] = r["mean"] - best["mean"]
-        spread = r["std"] + best["std"]
-        r["spread"] = spread
-        r["separated"] = bool(i > 1 and math.isfinite(spread) and r["gap"] > spread)
-        # paired by seed (same init and batches): in how many shared seeds is it behind the best?
-        shared = sorted(set(r["per_seed"]) & set(best["per_seed"]))
-        r["behind"] = f"{sum(r['per_seed'][k] > best['per_seed'][k] for k in shared)}/{len(shared)}" if i > 1 else ""
-    return rows
-
-
-def pairs(rows: list[dict], ref: str = "gelu") -> list[dict]:
-    """`ref` against every other activation of a compare_group, seed by seed:
-    [{"a": ref, "b": act, **paired(ref's losses, act's)}]; [] without `ref`."""
-    per = {r["activation"]: r["per_seed"] for r in rows}
-    if ref not in per:
-        return []
-    return [{"a": ref, "b": act, **paired(per[ref], per[act])} for act in per if act != ref]
-
-
 def compare(runs: list[dict]) -> list[dict]:
-    """compare_group for every group: [{"group", "label", "config", "rows", "verdict", "paired"}],
-    "paired" being GELU against each other activation (:func:`pairs`)."""
+    """Every comparison in `runs`: first the cells of the learning-rate experiments (each
+    activation at its own rate, "lr": {act: rate}), then compare_group for every group
+    of runs sharing all settings but activation and seed.
+    [{"group", "label", "config", "rows", "verdict", "paired"}], "paired" being GELU against
+    each other activation (:func:`pairs`)."""
     out = []
+    for e in experiments(runs):
+        for c in e["cells"]:
+            out.append({"group": c["key"], "label": c["label"], "config": c["runs"][0]["config"], "rows": c["rows"],
+                        "verdict": verdict(c["rows"]), "paired": c["paired"], "lr": e["lr"]})
     for key, members in groups(runs).items():
         rows = compare_group(members)
         if rows:
-            duel = pairs(rows)
             out.append({"group": key, "label": group_label(members[0]["config"]), "config": members[0]["config"],
-                        "rows": rows, "verdict": verdict(rows), "paired": duel})
+                        "rows": rows, "verdict": verdict(rows), "paired": pairs(rows)})
     return out
+
+
+def paired_line(p: dict) -> str:
+    """One line of a paired comparison, as the CLI prints it."""
+    if p["verdict"] == "unknown":
+        return f"{p['a']} - {p['b']}: {p['mean']:+.4f} nats/char over {p['n']} seed(s): noise unknown"
+    words = {"larger": "larger than the seed-to-seed noise", "within": "within the seed-to-seed noise"}[p["verdict"]]
+    return f"{p['a']} - {p['b']}: {p['mean']:+.4f} nats/char, 95 % interval [{p['lo']:+.4f}, {p['hi']:+.4f}] over {p['n']} seeds: {words}"
 
 
 def verdict(rows: list[dict], lang: str = "en") -> str:
@@ -210,29 +138,3 @@ def fc_value(config: dict) -> float:
     """The FFN input-weight init std as a number ("unit" = 1/sqrt(d))."""
     fc = config.get("fc_init_std", 0.02)
     return 1.0 / math.sqrt(config["n_embd"]) if fc == "unit" else float(fc)
-
-
-def sweep(runs: list[dict]) -> dict | None:
-    """The init-scale sweep: final val loss per activation at each fc_init_std, for the largest
-    family of groups that differ only in fc_init_std. None if there is no such family.
-
-    {"fc": [std, ...], "pre_std": [std*sqrt(d), ...], "label", "acts": {act: {"mean", "std", "n"}}}
-    """
-    fams: dict[str, dict] = {}
-    for key, members in groups(runs).items():
-        c = members[0]["config"]
-        fam = json.dumps({k: v for k, v in json.loads(key).items() if k != "fc_init_std"}, sort_keys=True)
-        fams.setdefault(fam, {})[fc_value(c)] = members
-    fam = max(fams.values(), key=len, default=None)
-    if not fam or len(fam) < 2:
-        return None
-    fcs = sorted(fam)
-    d = next(iter(fam.values()))[0]["config"]["n_embd"]
-    acts: dict[str, dict] = {}
-    for i, fc in enumerate(fcs):
-        for row in compare_group(fam[fc]):
-            a = acts.setdefault(row["activation"], {"mean": [None] * len(fcs), "std": [None] * len(fcs), "n": [0] * len(fcs)})
-            a["mean"][i], a["std"][i], a["n"][i] = row["mean"], row["std"], row["n"]
-    c0 = next(iter(fam.values()))[0]["config"]
-    return {"fc": fcs, "pre_std": [fc * math.sqrt(d) for fc in fcs], "acts": acts,
-            "label": f"{c0.get('preset')} L{c0.get('n_layer')} d{d} steps {c0.get('steps')}"}

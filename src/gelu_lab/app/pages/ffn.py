@@ -1,4 +1,4 @@
-"""Transformer FFN: the block live, stored training runs per activation, the init sweep, a run control.
+"""Transformer FFN: the block live, the experiment that decides, stored training runs per activation, a run control.
 
 The numbers come from :mod:`gelu_lab.nn.ffn_view`: the runs of the reader's runs store
 together with the result set shipped in ``gelu_lab/data/ffn_results.json``. The run
@@ -21,7 +21,8 @@ from ...nn import runs as R
 from ...nn import train_job
 from ...results.store import default_path
 from .. import content, job_box
-from ..components import dropdown, fmt, graph, md, message, prose, readout, readouts, section, slider, values_table
+from . import ffn_decision as decision
+from ..components import dropdown, graph, md, message, prose, readout, readouts, section, slider, values_table
 from ..state import Param, inputs
 
 ACT = Param("act", "gelu", choices=tuple(activations.names()))
@@ -47,8 +48,8 @@ def live(act, sigma, lang, t):
 
 
 def group_options(runs, t):
-    return [{"label": content.fill(t["group.option"], label=g["label"], n=str(g["n"]), src=" + ".join(t[f"src.{s}"] for s in g["sources"])),
-             "value": g["key"]} for g in data.group_options(runs)]
+    return [{"label": content.fill(t["group.option.best" if g["best_lr"] else "group.option"], label=g["label"], n=str(g["n"]),
+                                   src=" + ".join(t[f"src.{s}"] for s in g["sources"])), "value": g["key"]} for g in data.group_options(runs)]
 
 
 def results(key, lang, t, metric="dead"):
@@ -87,17 +88,6 @@ def _provenance(sources, t):
                                html.Pre("\n".join(p["commands"]), className="prov-cmd")]) for p in sources], id="ffn-prov-el")
 
 
-def sweep_block(runs, lang, t):
-    sw = data.sweep(runs)
-    if not sw:
-        return html.P(t["sweep.none"]), None
-    names = _names(lang)
-    fig = figs.sweep_figure(sw, names, {"title": t["fig.sweep.title"], "x": t["fig.sweep.x"], "y": t["fig.sweep.y"]})
-    order = [content.fill(t["sweep.order"], pre=fmt(pre, 2), order=" < ".join(names.get(a, a) for a in ranked))
-             for pre, ranked in zip(sw["pre_std"], sw["ranked"])]
-    return md(content.fill(t["sweep.text"], label=sw["label"]) + "\n\n" + "\n".join(f"- {o}" for o in order)), fig
-
-
 def unfinished(t):
     """The store's unfinished runs: each with its step, and the command that resumes an interrupted one."""
     items = [html.Li([content.fill(t[f"unfinished.{u['status']}"], run=str(u["id"]), what=u["what"], step=str(u["step"]), steps=str(u["steps"])),
@@ -115,7 +105,7 @@ def layout(state, lang):
     res = results(group, lang, t) if group else None
     if res is None:  # no results anywhere: the same components, empty, so the callbacks keep their targets
         res = {**{k: go.Figure() for k in FIGS}, "table": "", "verdict": t["results.none"], "prov": "", "explain": ""}
-    sw_text, sw_fig = sweep_block(runs, lang, t)
+    head, tail = decision.block(runs, lang, t)
     acts = [{"label": content.label(n, lang), "value": n} for n in activations.names()]
     run_controls = [
         dropdown("ffn-run-act", t["label.run_act"], [{"label": content.label(n, lang), "value": n} for n in data.RUN_ACTS], RUN_DEFAULT["act"]),
@@ -136,7 +126,8 @@ def layout(state, lang):
             graph("ffn-block", bfig),
             md(t["block.after"])),
         section(
-            html.H2(t["results.h"]), md(t["results.text"]),
+            html.H2(t["results.h"]), *head,
+            html.H3(t["curves.h"]), md(t["results.text"]),
             dropdown("ffn-group", t["label.group"], opts, group),
             graph("ffn-loss", res["loss"]),
             graph("ffn-gap", res["gap"]),
@@ -147,9 +138,8 @@ def layout(state, lang):
             html.P(res["verdict"], id="ffn-verdict", className="verdict"),
             html.H3(t["prov.h"]), html.Div(res["prov"], id="ffn-prov"),
             html.H3(t["depends.h"]), md(res["explain"], id="ffn-explain"),
+            *tail,
             id="ffn-results"),
-        section(html.H2(t["sweep.h"]), html.Div(sw_text, id="ffn-sweep-text"),
-                graph("ffn-sweep", sw_fig) if sw_fig is not None else html.Div(id="ffn-sweep")),
         section(
             html.H2(t["run.h"]),
             md(content.fill(t["run.text"], **data.run_time())),

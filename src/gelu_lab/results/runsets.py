@@ -1,0 +1,166 @@
+"""Stored training runs as sets: groups of comparable runs, their comparison, the paired
+interval, and the learning-rate experiments of :mod:`gelu_lab.nn.experiment`.
+
+Plain dicts in, plain dicts out (a run as :mod:`gelu_lab.nn.runs` describes it), no torch:
+the FFN page, ``gelu-lab runs compare`` and the claims (gelu_lab.analysis.claims) share it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+# configuration fields that do not define the experiment a run belongs to
+_NOT_GROUP = {"activation", "seed", "world", "params", "text", "ckpt_every", "eval_interval", "eval_iters"}
+
+
+def final_loss(run: dict) -> float | None:
+    f = run.get("final") or {}
+    return f.get("val_loss_full", f.get("val_loss"))
+
+
+def group_key(config: dict) -> str:
+    """What runs must share to be compared: everything but activation and seed."""
+    return json.dumps({k: v for k, v in sorted(config.items()) if k not in _NOT_GROUP}, sort_keys=True)
+
+
+def group_label(config: dict) -> str:
+    lr = config.get("lr")
+    return (
+        f"{config.get('preset')} L{config.get('n_layer')} d{config.get('n_embd')} "
+        f"steps {config.get('steps')}" + (f" lr {lr:g}" if isinstance(lr, (int, float)) else "") + f" fc_init_std {config.get('fc_init_std')}"
+    )
+
+
+def groups(runs: list[dict]) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for run in runs:
+        out.setdefault(group_key(run["config"]), []).append(run)
+    return out
+
+
+def _mean_std(v: list[float]) -> tuple[float, float]:
+    m = sum(v) / len(v)
+    s = math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1)) if len(v) > 1 else float("nan")
+    return m, s
+
+
+def paired(a: dict, b: dict, level: float = 0.95) -> dict:
+    """Seed-by-seed differences a[seed] - b[seed] over the seeds both have: their mean, the
+    paired-t interval at `level` (mean +- t_{n-1} s/sqrt(n)) and the verdict "larger" (the
+    interval excludes 0: the gap is larger than the seed-to-seed noise), "within" (it does
+    not) or "unknown" (fewer than 2 shared seeds)."""
+    from scipy import stats
+
+    shared = sorted(set(a) & set(b))
+    d = [a[k] - b[k] for k in shared]
+    out = {"n": len(d), "diffs": d, "seeds": shared, "mean": sum(d) / len(d) if d else float("nan"),
+           "lo": float("nan"), "hi": float("nan"), "half": float("nan"), "verdict": "unknown", "level": level}
+    if len(d) >= 2:
+        m, s = _mean_std(d)
+        half = float(stats.t.ppf((1 + level) / 2, len(d) - 1)) * s / math.sqrt(len(d))
+        out.update(lo=m - half, hi=m + half, half=half, verdict="larger" if m - half > 0 or m + half < 0 else "within")
+    return out
+
+
+def compare_group(runs: list[dict], metric=final_loss) -> list[dict]:
+    """Rows per activation, best first: n, mean, std, rank, gap to best, separated from best,
+    per_seed {seed: value}."""
+    by_act: dict[str, dict[int, float]] = {}
+    for run in runs:
+        v = metric(run)
+        if v is not None:
+            by_act.setdefault(run["config"]["activation"], {})[run["config"]["seed"]] = float(v)
+    rows = []
+    for act, per_seed in by_act.items():
+        vals = [per_seed[k] for k in sorted(per_seed)]
+        m, s = _mean_std(vals)
+        rows.append({"activation": act, "n": len(vals), "mean": m, "std": s, "seeds": vals, "per_seed": per_seed})
+    rows.sort(key=lambda r: r["mean"])
+    if not rows:
+        return rows
+    best = rows[0]
+    for i, r in enumerate(rows, 1):
+        r["rank"] = i
+        r["gap"] = r["mean"] - best["mean"]
+        spread = r["std"] + best["std"]
+        r["spread"] = spread
+        r["separated"] = bool(i > 1 and math.isfinite(spread) and r["gap"] > spread)
+        # paired by seed (same init and batches): in how many shared seeds is it behind the best?
+        shared = sorted(set(r["per_seed"]) & set(best["per_seed"]))
+        r["behind"] = f"{sum(r['per_seed'][k] > best['per_seed'][k] for k in shared)}/{len(shared)}" if i > 1 else ""
+    return rows
+
+
+def pairs(rows: list[dict], ref: str = "gelu") -> list[dict]:
+    """`ref` against every other activation of a compare_group, seed by seed:
+    [{"a": ref, "b": act, **paired(ref's losses, act's)}]; [] without `ref`."""
+    per = {r["activation"]: r["per_seed"] for r in rows}
+    if ref not in per:
+        return []
+    return [{"a": ref, "b": act, **paired(per[ref], per[act])} for act in per if act != ref]
+
+
+# --- the experiment that decides (gelu_lab.nn.experiment) --------------------------
+
+_NOT_CELL = _NOT_GROUP | {"lr"}  # a cell: one width and init, each activation at its own rate
+_NOT_FAMILY = _NOT_CELL | {"n_embd", "fc_init_std"}  # a family: the cells of one experiment
+
+
+def _key(config: dict, drop: set) -> str:
+    return json.dumps({k: v for k, v in sorted(config.items()) if k not in drop}, sort_keys=True)
+
+
+def experiments(runs: list[dict], ref: str = "gelu") -> list[dict]:
+    """The learning-rate experiments among `runs`, largest first: families of cells that
+    differ in width and init scale, in one of which (the sweep cell) seed 0 of some
+    activations was trained at several rates.
+
+    Each activation's rate is the swept one with the lowest final val loss (an activation
+    not swept: the rate most of its runs in the family use); a cell compares the
+    activations at their rates seed by seed (:func:`pairs`: `ref` minus each other).
+
+    [{"label", "lr": {act: rate}, "sweep": {act: {rate: final val loss}}, "steps", "runs" (all of them),
+      "cells": [{"key", "width", "fc", "label", "runs" (at the chosen rates), "rows", "paired", "main"}]}]
+    """
+    out = []
+    fams: dict[str, list[dict]] = {}
+    for run in runs:
+        fams.setdefault(_key(run["config"], _NOT_FAMILY), []).append(run)
+    for members in fams.values():
+        cells: dict[str, list[dict]] = {}
+        for run in members:
+            cells.setdefault(_key(run["config"], _NOT_CELL), []).append(run)
+        sweeps = {}
+        for key, cr in cells.items():
+            per: dict[str, dict] = {}
+            for run in cr:
+                if run["config"]["seed"] == 0 and final_loss(run) is not None:
+                    per.setdefault(run["config"]["activation"], {})[float(run["config"]["lr"])] = float(final_loss(run))
+            per = {a: v for a, v in per.items() if len(v) > 1}
+            if per:
+                sweeps[key] = per
+        if not sweeps:
+            continue
+        main = max(sweeps, key=lambda k: (len(sweeps[k]), len(cells[k])))
+        lr = {a: min(v, key=v.get) for a, v in sweeps[main].items()}
+        for run in members:  # the activations not swept: their most used rate
+            a = run["config"]["activation"]
+            if a not in lr:
+                rates = [float(r["config"]["lr"]) for r in members if r["config"]["activation"] == a]
+                lr[a] = max(set(rates), key=rates.count)
+        fam_cells = []
+        for key, cr in cells.items():
+            chosen = [r for r in cr if float(r["config"]["lr"]) == lr[r["config"]["activation"]]]
+            rows = compare_group(chosen)
+            if not rows:
+                continue
+            c = chosen[0]["config"]
+            fam_cells.append({"key": "cell:" + key, "width": int(c["n_embd"]), "fc": c.get("fc_init_std"), "runs": chosen, "rows": rows,
+                              "paired": pairs(rows, ref), "main": key == main,
+                              "label": group_label({**c, "lr": None}) + " lr: each activation's best"})
+        fam_cells.sort(key=lambda c: (not c["main"], c["fc"] != members[0]["config"].get("fc_init_std", 0.02), -c["width"]))
+        c0 = members[0]["config"]
+        out.append({"label": f"{c0.get('preset')} L{c0.get('n_layer')} steps {c0.get('steps')}", "lr": lr, "sweep": sweeps[main],
+                    "steps": int(c0.get("steps", 0)), "cells": fam_cells, "n_runs": len(members), "runs": members})
+    return sorted(out, key=lambda e: -e["n_runs"])
