@@ -59,12 +59,61 @@ def test_live_block_readouts(page, app_url):
     page.log.check()
 
 
+def main_cell(doc):
+    """The shipped experiment's main cell, found here from the file alone: the width and init
+    at which seed 0 was trained at several rates; in it, each activation at the rate with its
+    lowest final loss there (one not swept: the rate its runs use)."""
+    sweep = {}
+    for r in doc["runs"]:
+        c = r["config"]
+        if c["seed"] == 0:
+            sweep.setdefault((c["preset"], c["n_embd"], c["fc_init_std"], c["activation"]), {})[c["lr"]] = r["final"]["val_loss_full"]
+    swept = {k: v for k, v in sweep.items() if len(v) > 1}
+    preset, width, fc, _ = next(iter(swept))
+    lr = {k[3]: min(v, key=v.get) for k, v in swept.items() if k[:3] == (preset, width, fc)}
+    cell = [r for r in doc["runs"] if (r["config"]["preset"], r["config"]["n_embd"], r["config"]["fc_init_std"]) == (preset, width, fc)]
+    return [r for r in cell if r["config"]["lr"] == lr.get(r["config"]["activation"], r["config"]["lr"])], lr
+
+
+def test_decision_opens_the_training_section(page, app_url):
+    """GELU against ReLU, paired by seed, with the paired-t interval scipy gives for the shipped numbers."""
+    from scipy import stats
+
+    from gelu_lab.app.pages.ffn_decision import nats
+
+    open_page(page, f"{app_url}/ffn?lang=en")
+    cell, lr = main_cell(shipped())
+    final = {(r["config"]["activation"], r["config"]["seed"]): r["final"]["val_loss_full"] for r in cell}
+    seeds = sorted(s for a, s in final if a == "gelu" and ("relu", s) in final)
+    g, r = [final[("gelu", s)] for s in seeds], [final[("relu", s)] for s in seeds]
+    ci = stats.ttest_rel(g, r).confidence_interval(0.95)
+    mean = statistics.mean(g) - statistics.mean(r)
+    said = page.inner_text("#ffn-decision")
+    if ci.low > 0 or ci.high < 0:
+        assert f"{nats(abs(mean))} ± {nats((ci.high - ci.low) / 2)} nats/char {'lower' if mean < 0 else 'higher'}" in said, said
+        assert "larger than the seed-to-seed noise" in said
+    else:
+        assert f"{nats(mean)} nats/char, 95 % interval [{nats(ci.low)}, {nats(ci.high)}]" in said and "within the seed-to-seed noise" in said, said
+    assert f"{len(seeds)} seeds" in said
+    # its place: the first thing of the training section, before the curves
+    assert page.evaluate("() => { const s = document.querySelector('#ffn-results'); const d = s.querySelector('#ffn-decision'); "
+                         "return !!d && !!(d.compareDocumentPosition(s.querySelector('#ffn-loss')) & Node.DOCUMENT_POSITION_FOLLOWING); }")
+    acts = {a for a, _ in final}
+    assert page.locator("#ffn-pairs-el tbody tr").count() == len(acts) - 1
+    # the sweep: a line per swept activation, its chosen rate ringed; the trend: a line per init scale
+    swept = page.evaluate("document.querySelector('#ffn-lr .js-plotly-plot').data.filter(t => t.mode === 'lines+markers').length")
+    assert swept == len(lr)
+    inits = {r["config"]["fc_init_std"] for r in shipped()["runs"] if r["config"]["preset"] == cell[0]["config"]["preset"]}
+    assert page.evaluate("document.querySelector('#ffn-trend .js-plotly-plot').data.length") == len(inits)
+    page.log.check()
+
+
 def test_stored_results_table_matches_the_shipped_file(page, app_url):
     open_page(page, f"{app_url}/ffn?lang=en")
     doc = shipped()
     assert doc["provenance"].get("train_commands")
-    # the default experiment: the largest group at the smallest init; its final losses, averaged here
-    runs = [r for r in doc["runs"] if r["config"]["fc_init_std"] == 0.02]
+    # the default experiment: the learning-rate experiment's main cell; its final losses, averaged here
+    runs, _ = main_cell(doc)
     by_act = {}
     for r in runs:
         by_act.setdefault(r["config"]["activation"], []).append(r["final"]["val_loss_full"])

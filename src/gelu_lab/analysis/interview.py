@@ -428,5 +428,7 @@ def show(value, fmt: str) -> str:
     """A computed value as the page shows it: `fmt` applied, no '-0.000'."""
     if isinstance(value, str) or fmt == "s":
         return str(value)
+    if isinstance(value, float) and math.isnan(value):  # not measured in this installation's shipped results
+        return "–"
     s = format(int(value) if fmt == "d" else float(value), fmt)
     return s[1:] if s.startswith("-") and fmt != "d" and float(s) == 0 else s

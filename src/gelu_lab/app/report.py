@@ -49,7 +49,7 @@ _SKIP = {"Store", "Location", "Interval", "Clipboard", "Download", "Button", "Co
 MEASUREMENTS = [
     ("accuracy", "accuracy", "gelu-lab accuracy --impl gelu --dtype float32 --exhaustive"),
     ("cost", "bench", "gelu-lab bench"),
-    ("training", "train", "gelu-lab train --seeds 3"),
+    ("training", "train", "gelu-lab experiment --workers 2"),
     ("probe", "probe", "gelu-lab probe"),
 ]
 
@@ -152,7 +152,8 @@ def _training(runs: list[dict]) -> list[dict]:
     from ..nn import runs as R
 
     return [{"group": g["label"], "verdict": g["verdict"],
-             "rows": [{k: r[k] for k in ("rank", "activation", "n", "mean", "std", "gap", "separated")} for r in g["rows"]]}
+             "rows": [{k: r[k] for k in ("rank", "activation", "n", "mean", "std", "gap", "separated")} for r in g["rows"]],
+             "paired": [{"pair": f"{p['a']} - {p['b']}", **{k: p[k] for k in ("n", "mean", "lo", "hi", "verdict")}} for p in g["paired"]]}
             for g in R.compare(runs)]
 
 

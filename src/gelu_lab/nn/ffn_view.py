@@ -105,7 +105,8 @@ def provenance(gruns: list[dict], shipped: dict) -> list[dict]:
         p = shipped if src == "shipped" and shipped else next(r for r in gruns if r["source"] == src)["provenance"]
         out.append({"source": src, "date": str(p.get("date", "?")), "machine": f"{p.get('processor', '?')} ({p.get('cpus', '?')} CPUs)",
                     "versions": f"python {p.get('python', '?')}, torch {p.get('torch', '?')}, gelu-lab {p.get('gelu_lab', '?')}",
-                    "commands": [c for c in (p.get("train_commands") or [p.get("command", "")]) if c]})
+                    # an experiment's runs: the one command that made them all
+                    "commands": [c for c in ([p.get("command", "")] if "experiment" in p else p.get("train_commands") or [p.get("command", "")]) if c]})
     return out
 
 

@@ -126,7 +126,9 @@ def experiments(runs: list[dict], ref: str = "gelu") -> list[dict]:
     out = []
     fams: dict[str, list[dict]] = {}
     for run in runs:
-        fams.setdefault(_key(run["config"], _NOT_FAMILY), []).append(run)
+        c = run["config"]
+        if isinstance(c.get("lr"), (int, float)) and "activation" in c and "seed" in c:  # a run that can take part
+            fams.setdefault(_key(c, _NOT_FAMILY), []).append(run)
     for members in fams.values():
         cells: dict[str, list[dict]] = {}
         for run in members:
