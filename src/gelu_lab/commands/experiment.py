@@ -59,8 +59,14 @@ def run(args) -> int:
             for p in g["paired"]:
                 print("  " + R.paired_line(p))
     if args.write:
-        prov = {**provenance(), "isa": _isa(), "python_impl": platform.python_implementation(),
-                "experiment": {"name": args.plan, **got, "workers": args.workers, "threads_per_run": 1},
+        from datetime import datetime
+
+        # the experiment's own span, whichever calls of this command carried it out
+        span = (max(map(datetime.fromisoformat, (r["updated"] for r in runs)))
+                - min(map(datetime.fromisoformat, (r["created"] for r in runs)))).total_seconds()
+        exp = {"name": args.plan, "plan": got["plan"], "lr": got["lr"], "runs": len(runs), "workers": args.workers, "threads_per_run": 1,
+               "span_s": round(span), "run_s_total": round(sum((r["final"] or {}).get("wall_s") or 0 for r in runs))}
+        prov = {**provenance(), "isa": _isa(), "python_impl": platform.python_implementation(), "experiment": exp,
                 "train_commands": sorted({r["provenance"].get("command", "") for r in runs})}
         with open(args.write, "w", encoding="utf-8") as f:
             f.write(to_json(R.export_doc(runs, prov)) + "\n")

@@ -15,7 +15,8 @@ process per run, one thread each, ``workers`` at a time):
    (:func:`gelu_lab.nn.runs.paired`).
 3. **scale** -- the same comparison at other widths and FFN init scales
    (``scale``: (width, fc_init_std, activations, seeds)), each activation at
-   its rate from the sweep.
+   its rate from the sweep; then the ``small`` runs, at their preset's own
+   settings (the FFN page's "run one yourself" adds seeds to them).
 
 Selection bias: the rate is chosen on the validation loss that seed 0 then
 reports; the other seeds are fresh, and the bias favours every activation
@@ -46,6 +47,9 @@ class Plan:
     scale: tuple = ()  # (width, fc_init_std, activations, seeds)
     steps: int | None = None  # None: the preset's
     fc_init_std: float | str = 0.02
+    # small runs at a preset's own settings, for the FFN page's run control to add seeds to:
+    # (preset, steps, fc_init_stds, activations, seeds)
+    small: tuple = ()
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -55,8 +59,9 @@ PLANS = {
     # sized to about two hours on 2 cores (README: the measured wall time)
     "ship": Plan(
         preset="decide", lrs=(2e-3, 4e-3, 8e-3), sweep=("gelu", "relu", "silu", "sigmoid"),
-        seeds={"gelu": 5, "relu": 5, "silu": 5, "sigmoid": 3, "gelu_tanh": 3}, lr_from={"gelu_tanh": "gelu"},
+        seeds={"gelu": 5, "relu": 5, "silu": 5, "sigmoid": 2, "gelu_tanh": 2}, lr_from={"gelu_tanh": "gelu"},
         scale=((128, "unit", ("gelu", "relu"), 5), (64, 0.02, ("gelu", "relu"), 5), (64, "unit", ("gelu", "relu"), 5)),
+        small=(("quick", 600, (0.02, "unit"), ("gelu", "gelu_tanh", "relu", "sigmoid", "silu"), 2),),
     ),
     # the whole pipeline in seconds (tests)
     "tiny": Plan(
@@ -69,8 +74,9 @@ PLANS = {
 _FIRST = ("gelu", "relu", "silu")
 
 
-def _config(plan: Plan, act: str, seed: int, lr: float, width: int | None = None, fc=None) -> dict:
-    return {"activation": act, "seed": seed, "lr": lr, "width": width, "fc_init_std": plan.fc_init_std if fc is None else fc}
+def _config(plan: Plan, act: str, seed: int, lr: float | None, width: int | None = None, fc=None, preset=None, steps=None) -> dict:
+    return {"activation": act, "seed": seed, "lr": lr, "width": width, "fc_init_std": plan.fc_init_std if fc is None else fc,
+            "preset": preset or plan.preset, "steps": steps or plan.steps}
 
 
 def sweep_runs(plan: Plan) -> list[dict]:
@@ -96,15 +102,19 @@ def later_runs(plan: Plan, lr: dict) -> list[dict]:
     for width, fc, acts, n in plan.scale:
         out += [_config(plan, a, s, lr[a], width, fc) for s in range(n) for a in acts]
     out += [_config(plan, a, s, lr[a]) for s in range(max((plan.seeds[a] for a in rest), default=0)) for a in rest if s < plan.seeds[a]]
+    for preset, steps, fcs, acts, n in plan.small:
+        out += [_config(plan, a, s, None, fc=fc, preset=preset, steps=steps) for fc in fcs for s in range(n) for a in acts]
     return out
 
 
 def train_args(plan: Plan, run: dict, eval_interval: int | None = None) -> list[str]:
-    """The ``gelu-lab train`` arguments of one run of the plan."""
+    """The ``gelu-lab train`` arguments of one run of the plan (no --lr: the preset's)."""
     args = ["train", "--activations", run["activation"], "--seeds", "1", "--seed-start", str(run["seed"]),
-            "--preset", plan.preset, "--lr", repr(run["lr"]), "--fc-init-std", str(run["fc_init_std"]), "--threads", "1", "--no-progress"]
-    if plan.steps:
-        args += ["--steps", str(plan.steps)]
+            "--preset", run["preset"], "--fc-init-std", str(run["fc_init_std"]), "--threads", "1", "--no-progress"]
+    if run["lr"] is not None:
+        args += ["--lr", repr(run["lr"])]
+    if run["steps"]:
+        args += ["--steps", str(run["steps"])]
     if run["width"]:
         args += ["--width", str(run["width"])]
     if eval_interval:
@@ -116,7 +126,7 @@ def train_config(plan: Plan, run: dict):
     """The run's TrainConfig (imports torch), its text checksum filled in: its key is the store's."""
     from .train import TrainConfig, text_sha256
 
-    cfg = TrainConfig.make(plan.preset, activation=run["activation"], seed=run["seed"], lr=run["lr"], steps=plan.steps,
+    cfg = TrainConfig.make(run["preset"], activation=run["activation"], seed=run["seed"], lr=run["lr"], steps=run["steps"],
                            n_embd=run["width"], fc_init_std=run["fc_init_std"])
     cfg.text_sha256 = text_sha256(cfg)
     return cfg
@@ -124,47 +134,57 @@ def train_config(plan: Plan, run: dict):
 
 def _execute(plan: Plan, runs: list[dict], store_path: str, workers: int, bar=None, eval_interval=None) -> list[int]:
     """Run what is not done yet, `workers` processes at a time; the run ids, in order.
-    A failing run stops the experiment (RuntimeError with its last words) once the
-    others running have ended."""
+    A run another live process is training (an earlier call of the experiment, killed
+    while its runs went on) is waited for, not started twice. A failing run stops the
+    experiment (RuntimeError with its last words) once the others running have ended."""
     from ..results.store import Store
 
-    todo, ids = [], {}
+    todo, waiting = [], []
     with Store(store_path) as store:
         for i, run in enumerate(runs):
             key = train_config(plan, run).key()
-            done = store.find_run("train", key, "done")
-            if done:
-                ids[i] = done["id"]
+            if store.find_run("train", key, "done"):
                 if bar is not None:
                     bar.update(1)
-                continue
-            left = store.resumable("train", key)
-            todo.append((i, key, ["train", "--resume", str(left["id"]), "--threads", "1", "--no-progress"] if left else train_args(plan, run, eval_interval)))
-    active, failure = {}, None
+            elif store.runs("train", "running", key=key):
+                waiting.append(key)
+            else:
+                left = store.resumable("train", key)
+                todo.append((key, ["train", "--resume", str(left["id"]), "--threads", "1", "--no-progress"] if left else train_args(plan, run, eval_interval)))
+    active, failure, looked = {}, None, 0.0
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    while todo or active:
-        while todo and len(active) < workers and failure is None:
-            i, key, args = todo.pop(0)
+    while todo or active or waiting:
+        while todo and len(active) + len(waiting) < workers and failure is None:
+            key, args = todo.pop(0)
             proc = subprocess.Popen([sys.executable, "-m", "gelu_lab", *args, "--store", str(store_path)], env=env,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            active[proc] = (i, key)
+            active[proc] = key
         if failure is not None and not active:
             break
         time.sleep(0.2)
         for proc in [p for p in active if p.poll() is not None]:
-            i, key = active.pop(proc)
+            key = active.pop(proc)
             err = proc.stderr.read().strip().splitlines()
             if proc.returncode != 0 and failure is None:
                 failure = f"a run of the experiment failed ({key}): {err[-1] if err else f'exit {proc.returncode}'}"
             if bar is not None:
                 bar.update(1)
+        if waiting and time.time() - looked > 5:  # the runs of another process: done, or left to us
+            looked = time.time()
+            with Store(store_path) as store:
+                for key in list(waiting):
+                    if store.find_run("train", key, "done"):
+                        waiting.remove(key)
+                        if bar is not None:
+                            bar.update(1)
+                    elif not store.runs("train", "running", key=key):
+                        waiting.remove(key)
+                        left = store.resumable("train", key)
+                        todo.insert(0, (key, ["train", "--resume", str(left["id"]), "--threads", "1", "--no-progress"]))
     if failure:
         raise RuntimeError(failure)
     with Store(store_path) as store:
-        for i, run in enumerate(runs):
-            if i not in ids:
-                ids[i] = store.find_run("train", train_config(plan, run).key(), "done")["id"]
-    return [ids[i] for i in range(len(runs))]
+        return [store.find_run("train", train_config(plan, run).key(), "done")["id"] for run in runs]
 
 
 def run(plan: Plan, store_path: str, workers: int = 2, progress: bool = True, eval_interval: int | None = None) -> dict:
