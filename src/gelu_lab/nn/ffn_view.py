@@ -154,12 +154,13 @@ def decision(runs: list[dict]) -> dict | None:
             "sweep": e["sweep"], "lr": e["lr"], "c": main["runs"][0]["config"]}
 
 
-def run_time() -> dict:
-    """What one shipped run took (measured, not promised): median wall seconds, steps, machine."""
+def run_time(preset: str = "quick") -> dict:
+    """What one shipped run of `preset` took (measured, not promised): median wall seconds, steps, machine."""
     runs, _ = pool(store=False)
-    walls = sorted(r["final"]["wall_s"] for r in runs if (r.get("final") or {}).get("wall_s"))
-    if not walls:
+    runs = [r for r in runs if r["config"].get("preset") == preset and (r.get("final") or {}).get("wall_s")]
+    if not runs:
         return {"wall": NONE, "steps": NONE, "machine": NONE}
+    walls = sorted(r["final"]["wall_s"] for r in runs)
     p = runs[0]["provenance"]
     return {"wall": f"{walls[len(walls) // 2]:.0f}", "steps": str(runs[0]["config"]["steps"]),
             "machine": f"{p.get('processor', '?')}, {p.get('cpus', '?')} CPUs, {runs[0]['final'].get('threads', '?')} thread(s)"}
