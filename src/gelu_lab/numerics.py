@@ -74,7 +74,7 @@ INV_SQRT2 = 1.0 / SQRT2
 INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 TANH_CUBIC = 0.044715  # Hendrycks & Gimpel's cubic coefficient of the tanh form
-SIGMOID_BETA = 1.702  # Hendrycks & Gimpel's slope of the sigmoid form
+SIGMOID_BETA = 1.702  # the sigmoid form's beta: the minimax beta of sigmoid(beta x) ~ Phi(x) (~1.7017) to 3 decimals, not a slope match (4/sqrt(2 pi) ~ 1.596)
 # Below TINY every GELU form is x/2 + ~0.4 x^2: just above x/2 by less than a
 # quarter ulp of any format, so where x/2 is a rounding midpoint (odd
 # subnormal x) the correctly rounded value is the upper neighbour.

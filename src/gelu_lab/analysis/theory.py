@@ -11,6 +11,7 @@ time, never typed in.
     beta_family(betas, xs)         x sigmoid(beta x) and its largest distance to GELU
     best_beta()                    the beta minimising that distance (minimax)
     gates(xs)                      Phi(x), sigmoid(1.702 x), sigmoid(x)
+    sigmoid_gate()                 where 1.702 comes from: slopes at 0, slope matching, the gate's minimax beta
     key_points()                   GELU'(0), the zero of GELU', the extrema of GELU', max sigma'
 """
 
@@ -137,6 +138,40 @@ def gates(xs) -> dict:
     t = grid(-8.0, 8.0, 1e-3)
     gap = float(np.max(np.abs(nm.Phi(t) - nm.sigmoid(nm.SIGMOID_BETA * t))))
     return {"x": x, "Phi": phi_gate, "sig1702": s1702, "sig1": s1, "max_gap": gap, "beta": nm.SIGMOID_BETA}
+
+
+def _gate_gap(beta: float, t: np.ndarray, gate: np.ndarray) -> float:
+    return float(np.max(np.abs(nm.sigmoid(beta * t) - gate)))
+
+
+@functools.cache
+def sigmoid_gate() -> dict:
+    """Where the 1.702 of x sigmoid(1.702 x) comes from, each number computed.
+
+    phi_slope = Phi'(0) = phi(0) = 1/sqrt(2 pi); sig_slope = the slope of sigmoid(1.702 x)
+    at 0, 1.702 sigma'(0) = 1.702/4; slope_beta = the beta whose slope matches,
+    phi(0)/sigma'(0) = 4/sqrt(2 pi) ~ 1.596, and slope_gap its max |sigmoid(beta x) - Phi(x)|;
+    gate_beta / gate_gap = the beta minimising that max gap (minimax, ~ 1.7017: the
+    classic logistic approximation of the normal CDF) and the gap; gap = the gap at
+    1.702. The gap is odd in x, so its max over x >= 0 (a 2e-4 grid on [0, 8]; beyond 8
+    it is below 1e-5) is its max over the real line.
+    """
+    t = grid(0.0, 8.0, 2e-4)
+    gate = nm.Phi(t)
+    sig1_0 = float(_f("sigmoid", 1)(0.0))
+    phi0 = float(nm.phi(0.0))
+    slope_beta = phi0 / sig1_0
+    r = optimize.minimize_scalar(lambda b: _gate_gap(b, t, gate), bounds=(1.0, 3.0), method="bounded", options={"xatol": 1e-10})
+    return {
+        "beta": nm.SIGMOID_BETA,
+        "phi_slope": phi0,
+        "sig_slope": nm.SIGMOID_BETA * sig1_0,
+        "slope_beta": slope_beta,
+        "slope_gap": _gate_gap(slope_beta, t, gate),
+        "gate_beta": float(r.x),
+        "gate_gap": float(r.fun),
+        "gap": _gate_gap(nm.SIGMOID_BETA, t, gate),
+    }
 
 
 @functools.cache

@@ -22,9 +22,25 @@ PRESETS = (1.0, nm.SIGMOID_BETA, 4.0, 8.0)
 READOUTS = ("sigmoid-rbeta", "sigmoid-rdist")  # what the beta slider moves
 
 
+@functools.cache
+def _numbers() -> dict:
+    """The numbers the text quotes: where 1.702 comes from (theory.sigmoid_gate) and the fit to GELU."""
+    g = theory.sigmoid_gate()
+    best, _ = theory.best_beta()
+    dist = theory.beta_family([nm.SIGMOID_BETA], XS)["distance"][0]
+    return {
+        "beta": f"{nm.SIGMOID_BETA:g}",
+        "phi_slope": fmt(g["phi_slope"]), "sig_slope": fmt(g["sig_slope"]),
+        "steeper": f"{100 * (g['sig_slope'] / g['phi_slope'] - 1):.1f} %",
+        "slope_beta": fmt(g["slope_beta"], 3), "slope_gap": fmt(g["slope_gap"]),
+        "gate_beta": fmt(g["gate_beta"]), "gate_gap": fmt(g["gate_gap"], 5), "gap": fmt(g["gap"], 5),
+        "best": fmt(best, 3), "dist": fmt(dist),
+    }
+
+
 def _t(lang):
-    beta = f"{nm.SIGMOID_BETA:g}"
-    return {k: content.fill(v, beta=beta) for k, v in content.text(lang, "sigmoid").items()}
+    v = _numbers()
+    return {k: content.fill(t, **v) for k, t in content.text(lang, "sigmoid").items()}
 
 
 @functools.cache
