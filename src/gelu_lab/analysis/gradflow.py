@@ -10,8 +10,8 @@ learn: the gradient vanished on its way down.
 Two stacks, both with weights W ~ N(0, 2/fan_in) (He init) and inputs ~ N(0, 1):
 
     mlp     h_l = act(h_{l-1} W_l)                               (plain MLP)
-    preln   h_l = h_{l-1} + act(LN(h_{l-1}) W1_l) W2_l           (BERT-style FFN, pre-LayerNorm,
-                                                                  hidden width 4 x width)
+    preln   h_l = h_{l-1} + act(LN(h_{l-1}) W1_l) W2_l           (pre-LayerNorm residual FFN, as in GPT-2;
+                                                                  BERT is post-LN; hidden width 4 x width)
 
 A stack of depth L is the first L layers of one fixed MAX_DEPTH stack.
 
