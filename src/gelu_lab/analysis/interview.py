@@ -289,6 +289,19 @@ def _bert():
             "hf_quick": activations.canonical("quick_gelu")}
 
 
+def _bf16_edge():
+    """Where bfloat16's GELU tail starts to be 0: the largest x < -1 whose correctly rounded
+    GELU is 0, searched on [-64, -1] (GELU is monotonic below its minimum at -0.75)."""
+    from ..reference import correctly_rounded
+
+    x = _all16("bfloat16")
+    with np.errstate(invalid="ignore"):
+        xf = x.astype(np.float64)
+        near = x[(xf >= -64.0) & (xf < -1.0)]
+        y = correctly_rounded("gelu", near).astype(np.float64)
+    return {"bf16_zero_edge": float(near.astype(np.float64)[y == 0].max())}
+
+
 def _bf16():
     from ..reference import correctly_rounded
     from . import accuracy
@@ -303,7 +316,7 @@ def _bf16():
     import torch
 
     return {"torch_version": torch.__version__, "bf16_zero": int(np.count_nonzero(zero)), "bf16_zero_tail": int(np.count_nonzero(tail)),
-            "bf16_zero_edge": float(xf[tail].max()), "bf16_zero_tiny": int(np.count_nonzero(zero & (np.abs(xf) < 1.0))),
+            "bf16_zero_tiny": int(np.count_nonzero(zero & (np.abs(xf) < 1.0))),
             "ours_max_ulp": ours["max_ulp"], "torch_max_ulp": torch_["max_ulp"], "torch_wrong": torch_["wrong"],
             "torch_flush": torch_["counts"]["flush"]}
 
@@ -339,7 +352,7 @@ QUESTIONS = {
                           Quantity("hf_pytorch_tanh", "gelu_tanh", "s"), Quantity("hf_quick", "gelu_sigmoid", "s")), slow=_bert),
         Question("bf16", (Quantity("torch_version", None, "s"), Quantity("bf16_zero", None, "d"), Quantity("bf16_zero_tail", None, "d"), Quantity("bf16_zero_edge", None, ".4f"),
                           Quantity("bf16_zero_tiny", None, "d"), Quantity("ours_max_ulp", "0", "d"),
-                          Quantity("torch_max_ulp", None, "d"), Quantity("torch_wrong", None, "d"), Quantity("torch_flush", None, "d")), slow=_bf16),
+                          Quantity("torch_max_ulp", None, "d"), Quantity("torch_wrong", None, "d"), Quantity("torch_flush", None, "d")), _bf16_edge, slow=_bf16),
         Question("ffn_gain", (Quantity("ffn_gap", None, "+.4f"), Quantity("ffn_lo", None, "+.4f"), Quantity("ffn_hi", None, "+.4f"),
                               Quantity("ffn_n", None, "d"), Quantity("ffn_width", None, "d"), Quantity("ffn_steps", None, "d"),
                               Quantity("relu_dead_max", None, ".3f")), _ffn_gain),
