@@ -60,7 +60,7 @@ PLANS = {
     "ship": Plan(
         preset="decide", lrs=(2e-3, 4e-3, 8e-3), sweep=("gelu", "relu", "silu", "sigmoid"),
         seeds={"gelu": 5, "relu": 5, "silu": 5, "sigmoid": 2, "gelu_tanh": 2}, lr_from={"gelu_tanh": "gelu"},
-        scale=((128, "unit", ("gelu", "relu"), 5), (64, 0.02, ("gelu", "relu"), 5), (64, "unit", ("gelu", "relu"), 5)),
+        scale=((128, "unit", ("gelu", "relu"), 4), (64, 0.02, ("gelu", "relu"), 4), (64, "unit", ("gelu", "relu"), 4)),
         small=(("quick", 600, (0.02, "unit"), ("gelu", "gelu_tanh", "relu", "sigmoid", "silu"), 2),),
     ),
     # the whole pipeline in seconds (tests)
