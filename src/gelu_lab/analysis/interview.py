@@ -29,6 +29,7 @@ from scipy import integrate, optimize, special
 from .. import activations
 from .. import numerics as nm
 from . import errors, fits, theory
+from .theory import gate_error, gate_minimax
 
 INTERVAL = (-4.0, 4.0)  # where the approximations are compared, as on the Implementation page
 DROPOUT_N, SEED = 100_000, 0  # Monte Carlo draws of GELU's Bernoulli mask
@@ -109,48 +110,6 @@ def erfc_gelu(x, dtype="float64"):
     dt = np.dtype(dtype)
     x = np.asarray(x, dtype=dt)
     return (dt.type(0.5) * x * special.erfc(-x / dt.type(math.sqrt(2.0))).astype(dt)).astype(dt)
-
-
-def gate_error(form: str, const: float):
-    """(e, e') for the error of an approximate gate against Phi: e(x) = gate(x) - Phi(x) with
-    gate = 0.5 (1 + tanh(k (x + c x^3))) (form "tanh", const c, k = sqrt(2/pi)) or
-    sigmoid(beta x) (form "sigmoid", const beta). This is the error in the gate Phi, not in
-    GELU = x Phi; 1 + tanh z = 2 sigmoid(2z) as in numerics."""
-    k = nm.SQRT_2_OVER_PI
-
-    def arg(x):  # (sigmoid argument, its derivative)
-        if form == "tanh":
-            return 2.0 * k * (x + const * x**3), 2.0 * k * (1.0 + 3.0 * const * x * x)
-        return const * x, const
-
-    def e(x):
-        x = np.asarray(x, dtype=np.float64)
-        return special.expit(arg(x)[0]) - nm.Phi(x)
-
-    def de(x):
-        x = np.asarray(x, dtype=np.float64)
-        t, dt = arg(x)
-        s = special.expit(t)
-        return s * (1.0 - s) * dt - nm.phi(x)
-
-    return e, de
-
-
-@functools.cache
-def gate_minimax(form: str, interval=INTERVAL) -> tuple[float, float]:
-    """(constant, max error) minimising max_x |gate(x) - Phi(x)| on the interval (see gate_error).
-
-    The sup norm is the located maximum of :func:`errors.max_abs_error` (grid +
-    Brent on e'); bounded Brent over the constant, as :mod:`.fits` does for GELU's own error.
-    """
-    a, b = interval
-    name = "c" if form == "tanh" else "beta"
-
-    def obj(v):
-        return errors.max_abs_error(*gate_error(form, v), a, b, n=4001)[0]
-
-    r = optimize.minimize_scalar(obj, bounds=fits.BOUNDS[name], method="bounded", options={"xatol": 1e-12})
-    return float(r.x), float(r.fun)
 
 
 def series_c() -> float:

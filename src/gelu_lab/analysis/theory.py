@@ -20,10 +20,11 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from scipy import optimize
+from scipy import optimize, special
 
 from .. import activations
 from .. import numerics as nm
+from . import errors, fits
 
 DROPOUT_KEEP = 0.9  # BERT's dropout rate is 0.1: a unit is kept with probability 0.9
 DEAD_UNITS = 1000
@@ -140,8 +141,48 @@ def gates(xs) -> dict:
     return {"x": x, "Phi": phi_gate, "sig1702": s1702, "sig1": s1, "max_gap": gap, "beta": nm.SIGMOID_BETA}
 
 
-def _gate_gap(beta: float, t: np.ndarray, gate: np.ndarray) -> float:
-    return float(np.max(np.abs(nm.sigmoid(beta * t) - gate)))
+def gate_error(form: str, const: float):
+    """(e, e') for the error of an approximate gate against Phi: e(x) = gate(x) - Phi(x) with
+    gate = 0.5 (1 + tanh(k (x + c x^3))) (form "tanh", const c, k = sqrt(2/pi)) or
+    sigmoid(beta x) (form "sigmoid", const beta). This is the error in the gate Phi, not in
+    GELU = x Phi; 1 + tanh z = 2 sigmoid(2z) as in numerics."""
+    k = nm.SQRT_2_OVER_PI
+
+    def arg(x):  # (sigmoid argument, its derivative)
+        if form == "tanh":
+            return 2.0 * k * (x + const * x**3), 2.0 * k * (1.0 + 3.0 * const * x * x)
+        return const * x, const
+
+    def e(x):
+        x = np.asarray(x, dtype=np.float64)
+        return special.expit(arg(x)[0]) - nm.Phi(x)
+
+    def de(x):
+        x = np.asarray(x, dtype=np.float64)
+        t, dt = arg(x)
+        s = special.expit(t)
+        return s * (1.0 - s) * dt - nm.phi(x)
+
+    return e, de
+
+
+@functools.cache
+def gate_minimax(form: str, interval=(-4.0, 4.0)) -> tuple[float, float]:
+    """(constant, max error) minimising max_x |gate(x) - Phi(x)| on the interval (see gate_error).
+
+    The sup norm is the located maximum of :func:`errors.max_abs_error` (grid +
+    Brent on e'); bounded Brent over the constant, as :mod:`.fits` does for GELU's own error.
+    (-4, 4) is the interval the Implementation page compares the approximations on.
+    """
+    a, b = interval
+    name = "c" if form == "tanh" else "beta"
+
+    def obj(v):
+        return errors.max_abs_error(*gate_error(form, v), a, b, n=4001)[0]
+
+    r = optimize.minimize_scalar(obj, bounds=fits.BOUNDS[name], method="bounded", options={"xatol": 1e-12})
+    return float(r.x), float(r.fun)
+
 
 
 @functools.cache
@@ -153,24 +194,26 @@ def sigmoid_gate() -> dict:
     phi(0)/sigma'(0) = 4/sqrt(2 pi) ~ 1.596, and slope_gap its max |sigmoid(beta x) - Phi(x)|;
     gate_beta / gate_gap = the beta minimising that max gap (minimax, ~ 1.7017: the
     classic logistic approximation of the normal CDF) and the gap; gap = the gap at
-    1.702. The gap is odd in x, so its max over x >= 0 (a 2e-4 grid on [0, 8]; beyond 8
-    it is below 1e-5) is its max over the real line.
+    1.702. The gaps are sup norms on [-8, 8] (:func:`gate_minimax`); beyond 8 the gap is
+    below 1e-5.
     """
-    t = grid(0.0, 8.0, 2e-4)
-    gate = nm.Phi(t)
     sig1_0 = float(_f("sigmoid", 1)(0.0))
     phi0 = float(nm.phi(0.0))
     slope_beta = phi0 / sig1_0
-    r = optimize.minimize_scalar(lambda b: _gate_gap(b, t, gate), bounds=(1.0, 3.0), method="bounded", options={"xatol": 1e-10})
+    gate_beta, gate_gap = gate_minimax("sigmoid", (-8.0, 8.0))
+
+    def gap(beta):
+        return errors.max_abs_error(*gate_error("sigmoid", beta), -8.0, 8.0, n=4001)[0]
+
     return {
         "beta": nm.SIGMOID_BETA,
         "phi_slope": phi0,
         "sig_slope": nm.SIGMOID_BETA * sig1_0,
         "slope_beta": slope_beta,
-        "slope_gap": _gate_gap(slope_beta, t, gate),
-        "gate_beta": float(r.x),
-        "gate_gap": float(r.fun),
-        "gap": _gate_gap(nm.SIGMOID_BETA, t, gate),
+        "slope_gap": gap(slope_beta),
+        "gate_beta": gate_beta,
+        "gate_gap": gate_gap,
+        "gap": gap(nm.SIGMOID_BETA),
     }
 
 
