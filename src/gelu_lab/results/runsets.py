@@ -161,7 +161,8 @@ def experiments(runs: list[dict], ref: str = "gelu") -> list[dict]:
             fam_cells.append({"key": "cell:" + key, "width": int(c["n_embd"]), "fc": c.get("fc_init_std"), "runs": chosen, "rows": rows,
                               "paired": pairs(rows, ref), "main": key == main,
                               "label": group_label({**c, "lr": None}) + " lr: each activation's best"})
-        fam_cells.sort(key=lambda c: (not c["main"], c["fc"] != members[0]["config"].get("fc_init_std", 0.02), -c["width"]))
+        main_fc = cells[main][0]["config"].get("fc_init_std")
+        fam_cells.sort(key=lambda c: (not c["main"], c["fc"] != main_fc, -c["width"]))  # the main cell, then its init, widest first
         c0 = members[0]["config"]
         out.append({"label": f"{c0.get('preset')} L{c0.get('n_layer')} steps {c0.get('steps')}", "lr": lr, "sweep": sweeps[main],
                     "steps": int(c0.get("steps", 0)), "cells": fam_cells, "n_runs": len(members), "runs": members})
