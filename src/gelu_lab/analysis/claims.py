@@ -278,8 +278,7 @@ def dead_relu_shares(runs: list[dict]) -> list[dict]:
         vals = [p[1] for v in pts.values() for p in v if p[0] == last]
         c = run["config"]
         out.append({"run_id": run["id"], "key": run["key"], "step": last, "dead_share": float(np.mean(vals)), "max_layer_share": float(max(vals)),
-                    "label": f"d{c.get('n_embd')} lr {c.get('lr', '?'):g} init {c.get('fc_init_std')} seed {c.get('seed')}"
-                    if isinstance(c.get("lr"), (int, float)) else f"run {run['id']}"})
+                    "width": c.get("n_embd"), "fc_init_std": c.get("fc_init_std"), "lr": c.get("lr"), "seed": c.get("seed")})
     return out
 
 

@@ -80,7 +80,8 @@ def gap_figure(bands: dict, ref: str, names: dict, labels: dict) -> go.Figure:
                        "line": {"color": COLORS.get(act, NEUTRAL), "width": 2}})
     zero = {"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": 0, "y1": 0,
             "line": {"color": COLORS.get(ref, NEUTRAL), "dash": "dash"}}
-    return figure(traces, labels["title"], height=320, xaxis=axis(labels["x"]), yaxis=axis(labels["y"]), shapes=[zero])
+    # differences: tick labels as long as the gaps are small
+    return figure(traces, labels["title"], height=320, xaxis=axis(labels["x"]), yaxis=axis(labels["y"], automargin=True), shapes=[zero])
 
 
 def lr_figure(sweep: dict, chosen: dict, names: dict, labels: dict) -> go.Figure:
@@ -121,4 +122,4 @@ def trend_figure(points: list[dict], labels: dict) -> go.Figure:
                        "line": {"color": palette[i % 2], "width": 2, "dash": ("solid", "dash")[i % 2]}, "marker": {"symbol": ("circle", "square")[i % 2], "size": 9}})
     zero = {"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": 0, "y1": 0, "line": {"color": "#999999", "dash": "dot"}}
     return figure(traces, labels["title"], height=360, hovermode="closest", shapes=[zero],
-                  xaxis=axis(labels["x"], type="log", tickvals=widths, ticktext=[str(w) for w in widths]), yaxis=axis(labels["y"]))
+                  xaxis=axis(labels["x"], type="log", tickvals=widths, ticktext=[str(w) for w in widths]), yaxis=axis(labels["y"], automargin=True))

@@ -133,9 +133,12 @@ def _quick(f, t):
 
 
 def _dead(f, t):
-    runs = f.get("runs") or []
-    return bars_figure([r.get("label") or f"run {r['run_id']}" for r in runs], [r["max_layer_share"] for r in runs],
-                       {"title": t["fig.dead"], "y": t["fig.dead.y"]}, threshold=(0.5, "1/2"), color="relu")
+    """The worst layer's dead share, its largest over the seeds of each width, init and rate."""
+    worst: dict[str, float] = {}
+    for r in f.get("runs") or []:
+        cell = f"d {r.get('width')} · {r.get('fc_init_std')}<br>lr {r['lr']:g}" if isinstance(r.get("lr"), (int, float)) else f"run {r['run_id']}"
+        worst[cell] = max(worst.get(cell, 0.0), r["max_layer_share"])
+    return bars_figure(list(worst), list(worst.values()), {"title": t["fig.dead"], "y": t["fig.dead.y"]}, threshold=(0.5, "1/2"), color="relu")
 
 
 def _lower_loss(f, t):

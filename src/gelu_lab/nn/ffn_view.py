@@ -63,8 +63,9 @@ def group_options(runs: list[dict]) -> list[dict]:
     "sources", "best_lr"}] ("best_lr": a cell whose activations train at their own rates)."""
     exp = [(k, m) for k, m in _groups(runs).items() if k.startswith("cell:")]
     rest = sorted(R.groups(runs).items(), key=lambda g: (-len(g[1]), R.fc_value(g[1][0]["config"])))
-    return [{"key": key, "label": R.group_label(m[0]["config"]), "n": len(m), "sources": sorted({r["source"] for r in m}),
-             "best_lr": key.startswith("cell:")} for key, m in exp + rest]
+    # a cell's runs have each their activation's rate: its label names none
+    return [{"key": key, "label": R.group_label({**m[0]["config"], "lr": None} if key.startswith("cell:") else m[0]["config"]), "n": len(m),
+             "sources": sorted({r["source"] for r in m}), "best_lr": key.startswith("cell:")} for key, m in exp + rest]
 
 
 def _val(bands, act, i=-1, scale=1.0, digits=3) -> str:
