@@ -181,4 +181,7 @@ def test_trend_words():
 
     assert trend_word(pts(-0.01, -0.03)) == "grows" and trend_word(pts(-0.03, -0.01)) == "shrinks"
     assert trend_word(pts(0.02, -0.01)) == "flips" and trend_word(pts(0.02, -0.01, v="within")) == "noise"
+    ends = pts(0.095, -0.001)
+    ends[1]["verdict"] = "within"  # a lead that shrinks into the noise has not flipped
+    assert trend_word(ends) == "shrinks"
     assert trend_word(pts(0.02)) == "one"

@@ -50,12 +50,12 @@ def curves_figure(x, curves: list[tuple], labels: dict, points=(), threshold=Non
     )
 
 
-def bars_figure(names: list[str], values: list[float], labels: dict, threshold=None, color: str = "gelu") -> go.Figure:
+def bars_figure(names: list[str], values: list[float], labels: dict, threshold=None, color: str = "gelu", **layout) -> go.Figure:
     """One bar a value, with an optional (y, label) threshold line. labels: title, y."""
     traces = [{"type": "bar", "x": names, "y": values, "marker": {"color": COLORS.get(color, NEUTRAL)},
                "text": [f"{v:.3g}" for v in values], "textposition": "outside", "showlegend": False}]
     return figure(traces, labels["title"], height=HEIGHT, hovermode="closest", yaxis=axis(labels["y"]),
-                  shapes=[_threshold(*threshold)] if threshold else [])
+                  shapes=[_threshold(*threshold)] if threshold else [], **layout)
 
 
 def placeholder_figure(text: str) -> go.Figure:
@@ -138,7 +138,9 @@ def _dead(f, t):
     for r in f.get("runs") or []:
         cell = f"d {r.get('width')} · {r.get('fc_init_std')}<br>lr {r['lr']:g}" if isinstance(r.get("lr"), (int, float)) else f"run {r['run_id']}"
         worst[cell] = max(worst.get(cell, 0.0), r["max_layer_share"])
-    return bars_figure(list(worst), list(worst.values()), {"title": t["fig.dead"], "y": t["fig.dead.y"]}, threshold=(0.5, "1/2"), color="relu")
+    # two-line bar labels: the axis makes room for them
+    return bars_figure(list(worst), list(worst.values()), {"title": t["fig.dead"], "y": t["fig.dead.y"]}, threshold=(0.5, "1/2"), color="relu",
+                       xaxis={"automargin": True, "tickangle": 0})
 
 
 def _lower_loss(f, t):

@@ -127,17 +127,17 @@ def trend(exp: dict, other: str = "relu") -> list[dict]:
 
 def trend_word(points: list[dict]) -> str:
     """How GELU's gap to the other activation moves from the narrowest to the widest model, for
-    one init scale: "flips" (the sign changes and an end is outside the noise), "grows" or
+    one init scale: "flips" (opposite signs, both ends outside the noise), "grows" or
     "shrinks" (|mean|), "noise" (within the noise at every width), "one" (a single width)."""
     pts = sorted(points, key=lambda p: p["width"])
     if len(pts) < 2:
         return "one"
     if all(p["verdict"] != "larger" for p in pts):
         return "noise"
-    a, b = pts[0]["mean"], pts[-1]["mean"]
-    if a * b < 0:
+    a, b = pts[0], pts[-1]
+    if a["mean"] * b["mean"] < 0 and a["verdict"] == b["verdict"] == "larger":
         return "flips"
-    return "grows" if abs(b) > abs(a) else "shrinks"
+    return "grows" if abs(b["mean"]) > abs(a["mean"]) else "shrinks"
 
 
 def decision(runs: list[dict]) -> dict | None:
