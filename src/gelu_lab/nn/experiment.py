@@ -107,7 +107,7 @@ def later_runs(plan: Plan, lr: dict) -> list[dict]:
     return out
 
 
-def train_args(plan: Plan, run: dict, eval_interval: int | None = None) -> list[str]:
+def train_args(plan: Plan, run: dict) -> list[str]:
     """The ``gelu-lab train`` arguments of one run of the plan (no --lr: the preset's)."""
     args = ["train", "--activations", run["activation"], "--seeds", "1", "--seed-start", str(run["seed"]),
             "--preset", run["preset"], "--fc-init-std", str(run["fc_init_std"]), "--threads", "1", "--no-progress"]
@@ -117,8 +117,6 @@ def train_args(plan: Plan, run: dict, eval_interval: int | None = None) -> list[
         args += ["--steps", str(run["steps"])]
     if run["width"]:
         args += ["--width", str(run["width"])]
-    if eval_interval:
-        args += ["--eval-interval", str(eval_interval)]
     return args
 
 
@@ -132,7 +130,11 @@ def train_config(plan: Plan, run: dict):
     return cfg
 
 
-def _execute(plan: Plan, runs: list[dict], store_path: str, workers: int, bar=None, eval_interval=None) -> list[int]:
+def _resume_args(run_id: int) -> list[str]:
+    return ["train", "--resume", str(run_id), "--threads", "1", "--no-progress"]
+
+
+def _execute(plan: Plan, runs: list[dict], store_path: str, workers: int, bar=None) -> list[int]:
     """Run what is not done yet, `workers` processes at a time; the run ids, in order.
     A run another live process is training (an earlier call of the experiment, killed
     while its runs went on) is waited for, not started twice. A failing run stops the
@@ -150,7 +152,7 @@ def _execute(plan: Plan, runs: list[dict], store_path: str, workers: int, bar=No
                 waiting.append(key)
             else:
                 left = store.resumable("train", key)
-                todo.append((key, ["train", "--resume", str(left["id"]), "--threads", "1", "--no-progress"] if left else train_args(plan, run, eval_interval)))
+                todo.append((key, _resume_args(left["id"]) if left else train_args(plan, run)))
     active, failure, looked = {}, None, 0.0
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     while todo or active or waiting:
@@ -180,29 +182,28 @@ def _execute(plan: Plan, runs: list[dict], store_path: str, workers: int, bar=No
                     elif not store.runs("train", "running", key=key):
                         waiting.remove(key)
                         left = store.resumable("train", key)
-                        todo.insert(0, (key, ["train", "--resume", str(left["id"]), "--threads", "1", "--no-progress"]))
+                        todo.insert(0, (key, _resume_args(left["id"])))
     if failure:
         raise RuntimeError(failure)
     with Store(store_path) as store:
         return [store.find_run("train", train_config(plan, run).key(), "done")["id"] for run in runs]
 
 
-def run(plan: Plan, store_path: str, workers: int = 2, progress: bool = True, eval_interval: int | None = None) -> dict:
+def run(plan: Plan, store_path: str, workers: int = 2, progress: bool = True) -> dict:
     """Carry out the plan (resuming where a previous call stopped); returns
-    {"plan", "lr": {act: rate}, "runs": [run id, ...], "wall_s"}."""
+    {"plan", "lr": {act: rate}, "runs": [run id, ...]}."""
     from tqdm import tqdm
 
     from ..results.store import Store
     from .runs import final_loss
 
-    t0 = time.time()
     sweep = sweep_runs(plan)
     with tqdm(total=len(sweep), desc="learning-rate sweep", unit="run", disable=not progress) as bar:
-        ids = _execute(plan, sweep, store_path, workers, bar, eval_interval)
+        ids = _execute(plan, sweep, store_path, workers, bar)
     with Store(store_path) as store:
         final = {(r["activation"], r["lr"]): final_loss({"final": store.result(i, "final")}) for r, i in zip(sweep, ids)}
     lr = best_lrs(plan, final)
     later = later_runs(plan, lr)
     with tqdm(total=len(later), desc="seeds and scale", unit="run", disable=not progress) as bar:
-        ids += _execute(plan, later, store_path, workers, bar, eval_interval)
-    return {"plan": plan.to_dict(), "lr": lr, "runs": sorted(set(ids)), "wall_s": time.time() - t0}
+        ids += _execute(plan, later, store_path, workers, bar)
+    return {"plan": plan.to_dict(), "lr": lr, "runs": sorted(set(ids))}

@@ -52,9 +52,9 @@ def group_options(runs, t):
                                    src=" + ".join(t[f"src.{s}"] for s in g["sources"])), "value": g["key"]} for g in data.group_options(runs)]
 
 
-def results(key, lang, t, metric="dead"):
+def results(key, lang, t, metric="dead", pool=None):
     """Figures, table, verdict, provenance and the explanation for one group of runs (None if there is no such group)."""
-    runs, prov = data.pool()
+    runs, prov = pool or data.pool()  # the layout passes the pool it has read already
     g = data.group(runs, key, metric)
     if g is None:
         return None
@@ -99,10 +99,11 @@ def unfinished(t):
 def layout(state, lang):
     t = content.text(lang, "ffn")
     bfig, bvals = live(state["act"], state["sigma"], lang, t)
-    runs, _ = data.pool()
+    pool = data.pool()
+    runs = pool[0]
     opts = group_options(runs, t)
     group = opts[0]["value"] if opts else None
-    res = results(group, lang, t) if group else None
+    res = results(group, lang, t, pool=pool) if group else None
     if res is None:  # no results anywhere: the same components, empty, so the callbacks keep their targets
         res = {**{k: go.Figure() for k in FIGS}, "table": "", "verdict": t["results.none"], "prov": "", "explain": ""}
     head, tail = decision.block(runs, lang, t)
