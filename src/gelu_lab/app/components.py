@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import functools
+import math
+
+import numpy as np
 
 from dash import dcc, html
 from markdown_it import MarkdownIt
@@ -177,6 +180,32 @@ def message(id: str, text: str = "") -> html.Div:
 
 def section(*children, **kw) -> html.Section:
     return html.Section(list(children), className="card", **kw)
+
+
+def more(summary: str, *children, **kw) -> html.Details:
+    """An advanced part of a page, folded: its one-line summary shows, the rest opens on
+    a click (or Enter), so the page first shows its one main idea."""
+    return html.Details([html.Summary(summary), *children], className="more", **kw)
+
+
+def sig(v, digits: int = 4) -> str:
+    """A computed number as text and tables show it: `digits` significant figures
+    (trailing zeros kept; integers as they are, grouped by thousands); the full value is for :func:`full` and the CSV."""
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return f"{int(v):,}"
+    v = float(v)
+    if not math.isfinite(v) or v == 0:
+        return "0" if v == 0 else f"{v}"
+    if 10**digits <= abs(v) < 1e7:  # 12,346 reads better than 1.235e+04
+        return f"{v:,.0f}"
+    s = f"{v:#.{digits}g}".rstrip(".").replace(".e", "e")  # '#': 1.000, not 1 (a table's column reads evenly)
+    return s[1:] if s.startswith("-") and float(s) == 0 else s
+
+
+def full(v, digits: int = 4, **kw) -> html.Span:
+    """A number shown to `digits` significant figures with its full value (repr) on hover:
+    the one element the page-text test lets print more than 7 significant digits."""
+    return html.Span(sig(v, digits), title=repr(float(v)), className="full-value", **kw)
 
 
 def values_table(head, rows, head_style=None, **kw) -> html.Table:
