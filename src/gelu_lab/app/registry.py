@@ -18,6 +18,7 @@ class Page:
 
 PAGES = [
     Page("overview", "/"),
+    Page("story", "/story"),
     Page("definition", "/definition"),
     Page("relu", "/relu"),
     Page("sigmoid", "/sigmoid"),

@@ -75,6 +75,18 @@ def _header(current, lang: str, t: dict):
     return html.Header([html.Div([brand, switch], className="header-top"), _nav(current, lang, t)], className="header")
 
 
+def _pager(page: registry.Page, lang: str, t: dict):
+    """The guided route: links to the previous and the next page in navigation order."""
+    i = registry.PAGES.index(page)
+    links = []
+    for j, key, cls in ((i - 1, "pager.prev", "pager-prev"), (i + 1, "pager.next", "pager-next")):
+        if 0 <= j < len(registry.PAGES):
+            p = registry.PAGES[j]
+            links.append(dcc.Link([html.Span(t[key], className="pager-dir"), html.Span(t[f"nav.{p.slug}"], className="pager-title")],
+                                  href=state.href(p.route, lang), className=cls, id=f"pager-{'prev' if j < i else 'next'}"))
+    return html.Nav(links, className="pager", **{"aria-label": t["pager.label"]})
+
+
 def notes_text(notes, t: dict) -> str:
     return " ".join(content.fill(t[f"msg.{key}"], **args) for key, args in notes)
 
@@ -97,6 +109,7 @@ def render(pathname: str | None, search: str | None, pages: dict):
             _header(page, lang, t),
             html.Div(notes_text(notes, t), id="url-notes", className="message" if notes else "message empty", role="status"),
             html.Main(body, className="page", id=f"page-{page.slug}" if page else "page-notfound", lang=lang),
+            _pager(page, lang, t) if page else None,
             html.Footer(t["footer"], className="footer"),
         ]
     )

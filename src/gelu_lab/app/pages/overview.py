@@ -1,4 +1,4 @@
-"""Overview: GELU and its neighbours on one chart, where GELU is used, a map of the pages."""
+"""Overview: what GELU is, a map of the pages (the route starts here), GELU and its neighbours on one chart, where GELU is used."""
 
 from __future__ import annotations
 
@@ -7,14 +7,13 @@ from dash import ClientsideFunction, Input, Output, State, callback, clientside_
 from ... import activations
 from ...analysis import theory
 from ...figures import curves
-from .. import content, custom_box, registry
+from .. import content, registry
 from ..components import fmt, graph, md, message, number, section
 from ..state import Param, href, inputs
 
 SHOW = Param("show", ["gelu", "relu", "sigmoid"], choices=tuple(activations.names()), multi=True)
 X = Param("x", 1.0, -10.0, 10.0)
-PARAMS = [SHOW, X, *custom_box.params()]
-custom_box.register("overview")
+PARAMS = [SHOW, X]
 ROW = "overview-row-"  # + activation name: a row of the values table
 
 
@@ -54,6 +53,7 @@ def layout(state, lang):
         [
             html.H1(t["title"]),
             md(t["intro"]),
+            section(html.H2(t["map.h"]), md(t["map.text"]), _page_map(lang)),
             section(
                 html.H2(t["chart.h"]),
                 md(t["chart.text"]),
@@ -67,9 +67,7 @@ def layout(state, lang):
                 message("overview-msg"),
                 html.Div(values_table(state["x"], show, lang, t), id="overview-values"),
             ),
-            section(custom_box.box("overview", state, lang)),
             section(html.H2(t["used.h"]), md(t["used.text"])),
-            section(html.H2(t["map.h"]), _page_map(lang)),
         ]
     )
 

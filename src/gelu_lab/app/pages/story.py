@@ -1,0 +1,145 @@
+"""Why BERT uses GELU: the story in order, each step ending in links to the pages that check it.
+
+Every number a step quotes is computed here from the library, the runs store (else the
+shipped experiment) and the stored BERT probe; the papers' own figures are cited as theirs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from dash import dcc, html
+
+from ... import activations
+from ...analysis import claims, theory
+from ...analysis.errors import error_functions, max_abs_error
+from ...nn import ffn_view, probe_view
+from .. import content, registry
+from ...figures import curves
+from ...figures import ffn as ffn_figs
+from ..components import graph, md, section, sig
+from ..state import href
+
+LIVE = True  # quotes the newest experiment and probe in the reader's store
+PARAMS = []
+# (step, the pages that let the reader check it)
+STEPS = [
+    ("origin", ["definition"]),
+    ("gpt", ["overview"]),
+    ("shape", ["relu", "gradients", "sigmoid"]),
+    ("small", ["ffn"]),
+    ("large", ["ffn"]),
+    ("bert", ["bert"]),
+    ("after", ["implementation", "overview"]),
+    ("folklore", ["misconceptions"]),
+]
+# popular claims about GELU; the story lists those the Misconceptions page finds false or not settled
+FOLKLORE = ("monotonic", "random", "quick_gelu_is_silu", "torch_default_tanh", "tanh_much_faster", "relu_half_dead", "gelu_lower_loss")
+
+
+def pct(v) -> str:
+    return f"{sig(100 * float(v), 3)} %"
+
+
+def signed(v) -> str:
+    """A difference with its sign (+0.095, -0.0012): which side leads is the point."""
+    return ("+" if v > 0 else "") + sig(v, 2)
+
+
+def _decision():
+    return ffn_view.decision(ffn_view.pool()[0])
+
+
+def _ffn(lang: str, t: dict) -> dict:
+    d = _decision()
+    if d is None:
+        return {"ffn": t["small.none"], "trends": "", "silu": ""}
+    r, c = d["relu"], d["c"]
+    silu = next((p for p in d["pairs"] if p["b"] == "silu"), None)
+    sep = "；" if lang == "zh" else "; "
+    trends = []
+    for fc in dict.fromkeys(p["fc"] for p in d["trend"]):
+        pts = sorted((p for p in d["trend"] if p["fc"] == fc), key=lambda p: p["width"])
+        said = [content.fill(t["small.point"], width=str(p["width"]), mean=signed(p["mean"]), verdict=t[f"small.{p['verdict']}"]) for p in pts]
+        trends.append(content.fill(t["small.init"], init=t.get(f"small.init.{fc}", fc), points=sep.join(said)))
+    return {
+        "ffn": content.fill(t["small.result"], mean=signed(r["mean"]), lo=signed(r["lo"]), hi=signed(r["hi"]), n=str(r["n"]), verdict=t[f"small.{r['verdict']}"],
+                            layers=str(c["n_layer"]), width=str(c["n_embd"]), steps=str(c["steps"]), params=sig(c["params"])),
+        "trends": "\n".join(f"- {x}" for x in trends),
+        "silu": content.fill(t["which.silu"], mean=signed(silu["mean"]), lo=signed(silu["lo"]), hi=signed(silu["hi"]),
+                             verdict=t[f"small.{silu['verdict']}"]) if silu else "",
+    }
+
+
+def _probe() -> dict:
+    res = probe_view.stored()["result"]
+    swaps = {w["activation"]: w for w in res["swaps"] if w["layer"] == "all"}
+    out = {"n": str(res["n_sentences"])}
+    for a, w in swaps.items():
+        out[f"{a}_cos"], out[f"{a}_1mcos"], out[f"{a}_nn"] = sig(w["cos_mean"], 3), sig(1 - w["cos_mean"], 2), pct(w["nn_top1"])
+    return out
+
+
+def numbers(lang: str, t: dict) -> dict:
+    """Every value the story quotes, as it shows them."""
+    k = theory.key_points()
+    phi = theory.gate_table([1.0, -1.0])
+    tanh_err, tanh_at = max_abs_error(*error_functions("gelu_tanh"), -4.0, 4.0)
+    return {
+        "phi1": pct(phi["Phi"][0]), "phim1": pct(phi["Phi"][1]),
+        "slope0": sig(k["grad_at_0"], 1), "min_x": sig(k["grad_root"]), "min": sig(k["gelu_min"]),
+        "dip_x": sig(k["grad_min_x"]), "dip": sig(k["grad_min"]),
+        "tanh_err": sig(tanh_err, 2), "tanh_at": sig(tanh_at, 3),
+        "f16_half": sig(float(np.spacing(np.float16(tanh_at))) / 2, 2),
+        **_ffn(lang, t), **_probe(),
+    }
+
+
+def _checks(slugs, lang: str, t: dict, shell: dict):
+    links = []
+    for s in slugs:
+        page = next(p for p in registry.PAGES if p.slug == s)
+        links += [" · " if links else "", dcc.Link(shell[f"nav.{s}"], href=href(page.route, lang))]
+    return html.P([t["check"], " ", *links], className="story-check")
+
+
+def _folklore(lang: str, t: dict):
+    m = content.text(lang, "misconceptions")
+    items = []
+    for cid in FOLKLORE:
+        v = claims.check(cid)["verdict"]
+        if v in ("false", "unsettled", "depends"):
+            items.append(html.Li([html.Span(m[f"verdict.{v}"], className=f"verdict-tag verdict-{v}"), " ", m[f"claim.{cid}"]]))
+    return html.Ul(items, className="story-folklore")
+
+
+def _shape_figure(t: dict, lang: str):
+    x = theory.grid(-3.0, 3.0, 0.02)
+    names = ("gelu", "relu")
+    return graph("story-shape", curves.activation_curves(x, {n: activations.get(n).fn(x) for n in names}, {n: content.label(n, lang) for n in names},
+                                                         "x", "f(x)", title=t["fig.shape.title"], yrange=[-0.5, 3.0]))
+
+
+def _trend_figure(t: dict):
+    d = _decision()
+    if d is None or not d["trend"]:
+        return None
+    points = [{**p, "series": t.get(f"small.init.{p['fc']}", p["fc"])} for p in d["trend"]]
+    return graph("story-trend", ffn_figs.trend_figure(points, {"title": t["fig.trend.title"], "x": t["fig.trend.x"], "y": t["fig.trend.y"]}))
+
+
+FIGURES = {"shape": _shape_figure, "small": lambda t, lang: _trend_figure(t)}
+
+
+def layout(state, lang):
+    t, shell = content.text(lang, "story"), content.text(lang, "shell")
+    v = numbers(lang, t)
+    body = [html.H1(t["title"]), md(t["intro"])]
+    for i, (step, slugs) in enumerate(STEPS, 1):
+        parts = [html.H2(f"{i}. {t[step + '.h']}", id=f"story-{step}"), md(content.fill(t[step + ".text"], **v))]
+        if step in FIGURES:
+            parts.append(FIGURES[step](t, lang))
+        if step == "folklore":
+            parts.append(_folklore(lang, t))
+        body.append(section(*parts, _checks(slugs, lang, t, shell)))
+    body.append(html.Section([html.H2(t["which.h"], id="story-which"), md(content.fill(t["which.text"], **v))], className="card which"))
+    return html.Div(body)
