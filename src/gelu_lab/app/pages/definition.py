@@ -10,7 +10,7 @@ from dash import ALL, ClientsideFunction, Input, Output, State, callback, client
 from ...analysis import theory
 from ...figures import definition as figs
 from .. import content
-from ..components import fmt, graph, md, message, number, presets, readout, readouts, section, slider
+from ..components import fmt, graph, md, message, number, presets, readout, readouts, section, sig, slider
 from ..state import Param, inputs
 
 X = Param("x", 1.0, -4.0, 4.0, 0.01)
@@ -21,9 +21,20 @@ PRESETS = (2.0, 0.0, -2.0)
 READOUTS = ("definition-rx", "definition-rphi", "definition-rout")  # what the x slider moves
 
 
+@functools.cache
+def _numbers() -> dict:
+    """What the HR-office analogy quotes, computed: the share Phi(x) of the scores 1, 0 and -1
+    that gets through, what comes out, and GELU's minimum (how far below 0 a negative score can come out)."""
+    g = theory.gate_table([1.0, 0.0, -1.0])
+    kp = theory.key_points()
+    pct = [f"{sig(100 * p)} %" for p in g["Phi"]]
+    return {"keep": f"{theory.DROPOUT_KEEP:g}", "phi1": pct[0], "phi0": pct[1], "phim1": pct[2],
+            "out1": sig(g["gelu"][0]), "outm1": sig(g["gelu"][2]), "gelu_min": sig(kp["gelu_min"]), "x_min": sig(kp["grad_root"])}
+
+
 def _t(lang):
-    keep = f"{theory.DROPOUT_KEEP:g}"
-    return {k: content.fill(v, keep=keep) for k, v in content.text(lang, "definition").items()}
+    v = _numbers()
+    return {k: content.fill(t, **v) for k, t in content.text(lang, "definition").items()}
 
 
 @functools.cache
@@ -75,6 +86,7 @@ def layout(state, lang):
             md(t["intro"]),
             section(
                 html.H2(t["gate.title"]),
+                md(t["hr.text"]),
                 md(t["gate.text"]),
                 html.Div([slider("definition-x", X, x, t["label.x"], marks={v: f"{v:g}" for v in range(-4, 5)}, table="definition-table"),
                      presets("definition", t["presets"], PRESETS, lambda v: f"x = {v:g}")], className="controls"),
@@ -83,6 +95,7 @@ def layout(state, lang):
                 ),
                 graph("definition-gate", gate),
                 dcc.Store(id="definition-table", data=table),
+                md(t["hr.breaks"]),
             ),
             section(
                 html.H2(t["bern.h"]),

@@ -11,7 +11,7 @@ from ...analysis import theory
 from ...figures import relu as figs
 from ...figures import span
 from .. import content
-from ..components import family_table, fmt, graph, md, message, readout, readouts, section, slider
+from ..components import family_table, fmt, graph, md, message, readout, readouts, section, sig, slider
 from ..state import Param, inputs
 
 S = Param("s", 2.0, 0.5, 20.0, 0.5)
@@ -54,13 +54,13 @@ def layout(state, lang):
             md(t["intro"]),
             section(
                 html.H2(t["soft.h"]),
-                md(t["soft.text"]),
+                md(content.fill(t["soft.text"], grad0=f"{kp['grad_at_0']:.4g}")),  # 0.5, not 0.5000
                 readouts(
                     readout("relu-k-left", "ReLU′(0⁻)", fmt(kp["relu_grad_left"], 1)),
                     readout("relu-k-right", "ReLU′(0⁺)", fmt(kp["relu_grad_right"], 1)),
                     readout("relu-k-gelu0", "GELU′(0)", fmt(kp["grad_at_0"], 4)),
-                    readout("relu-k-far", f"GELU({FAR:g}) − {FAR:g}", f"{float(gelu(FAR)) - FAR:.3e}"),
-                    readout("relu-k-neg", f"GELU(−{FAR:g})", f"{float(gelu(-FAR)):.3e}"),
+                    readout("relu-k-far", f"GELU({FAR:g}) − {FAR:g}", sig(float(gelu(FAR)) - FAR)),
+                    readout("relu-k-neg", f"GELU(−{FAR:g})", sig(float(gelu(-FAR)))),
                 ),
             ),
             section(
@@ -82,7 +82,7 @@ def layout(state, lang):
                 message("relu-msg"),
                 readouts(readout("relu-rdead", t["read.relu_dead"], shares[0]), readout("relu-gdead", t["read.gelu_dead"], shares[1])),
                 graph("relu-dead", dfig),
-                md(t["dead.after"]),
+                md(content.fill(t["dead.after"], grad_min=sig(kp["grad_min"]), grad_max=sig(kp["grad_max"]))),
             ),
         ]
     )
