@@ -10,7 +10,7 @@ from ... import activations
 from ...analysis import gradflow, theory
 from ...figures import gradients as figs
 from .. import content
-from ..components import fmt, graph, md, message, readout, readouts, section, slider
+from ..components import fmt, graph, md, message, readout, readouts, section, sig, slider
 from ..state import Param, inputs
 
 DEPTH = Param("depth", 12, 1, gradflow.MAX_DEPTH, 1, integer=True)
@@ -53,8 +53,21 @@ def _flow_ids():
     return [f"gradients-f-{arch}-{n}" for arch in gradflow.ARCHS for n in FLOW_ACTS]
 
 
+@functools.cache
+def _t(lang):
+    """The page's texts, filled with the numbers they quote: the landmarks of GELU' and, for the
+    bicycle analogy, the first-layer gradients the flow section measures at the default depth."""
+    kp = theory.key_points()
+    exact = lambda v: f"{v:.4g}"  # noqa: E731  (0.5 and 0.25 are exact: no trailing zeros)
+    v = {"grad0": exact(kp["grad_at_0"]), "sig_max": exact(kp["sigmoid_grad_max"]), "root": sig(kp["grad_root"]),
+         "grad_max": sig(kp["grad_max"]), "grad_min": sig(kp["grad_min"]), "grad_min_x": sig(kp["grad_min_x"]),
+         "depth": str(DEPTH.default), "width": str(gradflow.WIDTH), "batch": str(gradflow.BATCH)}
+    v |= {f"{arch}_{n}": sig(gradflow.gradient_flow(n, DEPTH.default, arch)[0]) for arch in gradflow.ARCHS for n in ("gelu", "relu")}
+    return {k: content.fill(text, **v) for k, text in content.text(lang, "gradients").items()}
+
+
 def layout(state, lang):
-    t = content.text(lang, "gradients")
+    t = _t(lang)
     kp = theory.key_points()
     ffig, fvals = flow(state["depth"], lang)
     labels = [f"{t['flow.' + arch]} · {content.label(n, lang)}" for arch in gradflow.ARCHS for n in FLOW_ACTS]
@@ -64,6 +77,7 @@ def layout(state, lang):
             md(t["intro"]),
             section(
                 html.H2(t["key.h"]),
+                md(t["ride.text"]),
                 md(t["key.text"]),
                 readouts(
                     readout("gradients-k0", "GELU′(0)", fmt(kp["grad_at_0"])),
@@ -74,16 +88,18 @@ def layout(state, lang):
                     readout("gradients-ksig", "max σ′", fmt(kp["sigmoid_grad_max"])),
                 ),
                 graph("gradients-derivs", _derivatives(lang, t, kp)),
+                md(t["ride.check"]),
             ),
             section(
                 html.H2(t["flow.h"]),
-                md(content.fill(t["flow.text"], width=str(gradflow.WIDTH), batch=str(gradflow.BATCH))),
+                md(t["flow.text"]),
                 html.Div([slider("gradients-depth", DEPTH, state["depth"], t["label.depth"], marks={v: str(v) for v in (1, 6, 12, 18, 24)})], className="controls"),
                 message("gradients-msg"),
                 html.P(t["read.flow"], className="control-label"),
                 readouts(*[readout(i, lab, v) for i, lab, v in zip(_flow_ids(), labels, fvals)]),
                 graph("gradients-flow", ffig),
                 md(t["flow.after"]),
+                md(t["flow.ride"]),
             ),
         ]
     )
