@@ -12,7 +12,7 @@ from ...analysis import theory
 from ...figures import sigmoid as figs
 from ...figures import span
 from .. import content
-from ..components import family_table, fmt, graph, md, presets, readout, readouts, section, slider
+from ..components import family_table, fmt, graph, md, presets, readout, readouts, section, sig, slider
 from ..state import Param
 
 BETA = Param("beta", 1.7, 0.25, 8.0, 0.05)
@@ -26,15 +26,17 @@ READOUTS = ("sigmoid-rbeta", "sigmoid-rdist")  # what the beta slider moves
 def _numbers() -> dict:
     """The numbers the text quotes: where 1.702 comes from (theory.sigmoid_gate) and the fit to GELU."""
     g = theory.sigmoid_gate()
+    kp = theory.key_points()
     best, _ = theory.best_beta()
     dist = theory.beta_family([nm.SIGMOID_BETA], XS)["distance"][0]
     return {
         "beta": f"{nm.SIGMOID_BETA:g}",
         "phi_slope": fmt(g["phi_slope"]), "sig_slope": fmt(g["sig_slope"]),
-        "steeper": f"{100 * (g['sig_slope'] / g['phi_slope'] - 1):.1f} %",
-        "slope_beta": fmt(g["slope_beta"], 3), "slope_gap": fmt(g["slope_gap"]),
-        "gate_beta": fmt(g["gate_beta"]), "gate_gap": fmt(g["gate_gap"], 5), "gap": fmt(g["gap"], 5),
-        "best": fmt(best, 3), "dist": fmt(dist),
+        "steeper": f"{sig(100 * (g['sig_slope'] / g['phi_slope'] - 1))} %",
+        "slope_beta": sig(g["slope_beta"]), "slope_gap": sig(g["slope_gap"]),
+        "gate_beta": sig(g["gate_beta"], 5),  # five figures: 1.7017, which rounds to 1.702
+        "gate_gap": sig(g["gate_gap"]), "gap": sig(g["gap"]), "best": sig(best), "dist": sig(dist),
+        "half": f"{float(nm.Phi(0.0)):.4g}", "sig_max": f"{kp['sigmoid_grad_max']:.4g}",  # exact: 0.5 and 0.25
     }
 
 
@@ -89,7 +91,7 @@ def layout(state, lang):
                     *[readout(r, label, v) for r, label, v in zip(READOUTS, ("β", t["read.dist"]), table["reads"][i])],
                     readout("sigmoid-silu", t["read.silu"], fmt(ref[0])),
                     readout("sigmoid-1702", t["read.1702"], fmt(ref[1])),
-                    readout("sigmoid-best", t["read.best"], f"{best:.4f}"),
+                    readout("sigmoid-best", t["read.best"], sig(best)),
                     readout("sigmoid-bestd", t["read.bestd"], fmt(best_d)),
                 ),
                 graph("sigmoid-family", ffig),
