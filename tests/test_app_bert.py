@@ -11,6 +11,7 @@ import pytest
 from app_browser import own_store, app_url, browser, check_basics, context, open_page, page, text_of  # noqa: F401
 from gelu_lab import activations
 from gelu_lab.app import content
+from gelu_lab.app.components import sig
 
 pytestmark = [pytest.mark.xdist_group("app"), pytest.mark.usefixtures("own_store")]
 
@@ -29,15 +30,17 @@ def test_shipped_results_without_a_store(page, app_url):
     open_page(page, f"{app_url}/bert?lang=en")
     check_basics(page, "bert", "en")
     t = content.text("en", "bert")
-    assert t["src.shipped"] in text_of(page, "bert-provenance")
-    assert f"{res['tokens']} tokens" in page.inner_text("main")
+    assert t["src.shipped"] in page.text_content("#bert-provenance")  # folded into "technical details"
+    assert f"{res['tokens']:,} tokens" in page.inner_text("main")
     # one stats row per layer, the layer means as stored
     rows = page.locator("#bert-stats tbody tr")
     assert rows.count() == len(res["layers"]) == 6
     for i, L in enumerate(res["layers"]):
         assert rows.nth(i).locator("td").nth(1).inner_text().strip() == f"{L['mean']:.3f}"
     relu = next(w for w in res["swaps"] if w["activation"] == "relu" and w["layer"] == "all")
-    assert f"{relu['cos_mean']:.6f}" in text_of(page, "bert-swap-relu")
+    # the table shows 1 - cosine to 4 figures, the full value on hover
+    gap = page.locator("#bert-swap-relu td").nth(1).locator(".full-value")
+    assert gap.inner_text().strip() == sig(1 - relu["cos_mean"]) and float(gap.get_attribute("title")) == pytest.approx(1 - relu["cos_mean"], abs=1e-15)
     page.log.check()
 
 
@@ -53,8 +56,8 @@ def test_stored_run_wins_and_metric_comes_from_the_url(page, app_url, own_store)
         s.put_result(rid, "probe", res)
         s.set_status(rid, "done")
     open_page(page, f"{app_url}/bert?lang=en&metric=nn_top1")
-    assert "424242 tokens" in page.inner_text("main")
-    assert "--test-marker" in text_of(page, "bert-provenance")
+    assert "424,242 tokens" in page.inner_text("main")
+    assert "--test-marker" in page.text_content("#bert-provenance")
     assert page.locator("#bert-stats tbody tr").nth(0).locator("td").nth(1).inner_text().strip() == "-0.123"
     # the drift chart plots 1 - nn_top1 for ReLU's "all layers" point
     relu = next(w for w in res["swaps"] if w["activation"] == "relu" and w["layer"] == "all")
@@ -72,7 +75,7 @@ def test_sentence_box_bad_input_and_a_sentence(page, app_url):
     page.wait_for_function("t => document.getElementById('bert-msg').innerText.trim() === t", arg=t["box.empty"])
     page.fill("#bert-sentence", "x" * 100000)
     page.press("#bert-sentence", "Enter")
-    want = content.fill(t["box.long"], n="100000", limit="2000")
+    want = content.fill(t["box.long"], n=sig(100000), limit=sig(2000))
     page.wait_for_function("t => document.getElementById('bert-msg').innerText.trim() === t", arg=want)
     page.fill("#bert-sentence", "The quality of mercy is not strained.")
     page.press("#bert-sentence", "Enter")

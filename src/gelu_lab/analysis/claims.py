@@ -23,8 +23,9 @@ Where the evidence comes from (``source``):
 open Store, False for none (the shipped results only).
 
 No words here: a claim's statement is the content block ``claim.<id>`` and its note
-the block named by ``note``, filled with ``values`` (``app/content/<lang>/misconceptions.md``;
-a list value is joined with the block ``and``).
+the block named by ``note``, filled with ``values`` (``app/content/<lang>/misconceptions.md``).
+A value is the number itself, not its text: :mod:`gelu_lab.app.claim_words` prints it (about
+four significant figures, lists joined with the block ``and``).
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def _values():
     d0 = float(gelu_lab.gelu_grad(0.0))
     ok = abs(g2 - 1.954) < 5e-4 and g0 == 0.0 and abs(gm2 + 0.046) < 5e-4 and d0 == 0.5
     f = {"gelu(2)": g2, "gelu(0)": g0, "gelu(-2)": gm2, "gelu'(0)": d0}
-    return _ev("true" if ok else "false", f, "note.values", {"g2": f"{g2:.6f}", "g0": f"{g0:g}", "gm2": f"{gm2:.6f}", "d0": f"{d0:g}"})
+    return _ev("true" if ok else "false", f, "note.values", {"g2": g2, "g0": g0, "gm2": gm2, "d0": d0})
 
 
 def gelu_minimum() -> tuple[float, float]:
@@ -88,7 +89,7 @@ def _monotonic():
     left, right = float(nm.gelu_exact_grad(x0 - 0.1)), float(nm.gelu_exact_grad(x0 + 0.1))
     mono = not (left < 0 < right)  # GELU' changes sign at x0: falls, then rises
     return _ev("true" if mono else "false", {"argmin": x0, "min": m, "grad_left": left, "grad_right": right}, "note.monotonic",
-               {"x0": f"{x0:.5f}", "m": f"{m:.5f}", "xl": f"{x0 - 0.1:.3f}", "left": f"{left:.4f}"})
+               {"x0": x0, "m": m, "xl": x0 - 0.1, "left": left})
 
 
 def _random():
@@ -115,7 +116,7 @@ def _random():
     f = {"identical_numpy": same, "identical_torch_train_mode": torch_same, "mc_mean_x1": mean, "mc_stderr": se,
          "gelu(1)": g, "mc_within_4se": abs(mean - g) < 4 * se}
     return _ev("false" if deterministic else "true", f, "note.random",
-               {"torch_same": str(torch_same), "n": str(n), "mean": f"{mean:.4f}", "se": f"{se:.4f}", "g": f"{g:.4f}"})
+               {"torch_same": torch_same, "n": n, "mean": mean, "se": se, "g": g})
 
 
 ERROR_BOUND = 0.003  # the bound of the two "max error below 0.003" claims
@@ -128,7 +129,7 @@ def _approx_error(form):
         c = error_curves(form, interval=(-4.0, 4.0))
         below = c.max_abs_error < ERROR_BOUND
         return _ev("true" if below else "false", c.summary(), "note.approx_error",
-                   {"err": f"{c.max_abs_error:.3e}", "xs": [f"x = {x:+.4f}" for x, _ in c.argmax_pair]})
+                   {"err": c.max_abs_error, "xs": [x for x, _ in c.argmax_pair]})
 
     return ev
 
@@ -144,7 +145,7 @@ def _torch_default():
     is_tanh = abs(y - tanh) < abs(y - exact)
     f = {"torch": torch.__version__, "approximate": m.approximate, "gelu(1)": y, "exact(1)": exact, "tanh_form(1)": tanh}
     return _ev("true" if is_tanh else "false", f, "note.torch_default_tanh",
-               {"torch": torch.__version__, "approximate": repr(m.approximate), "y": repr(y), "exact": repr(exact), "tanh": repr(tanh)})
+               {"torch": torch.__version__, "approximate": repr(m.approximate), "y": y, "d_exact": abs(y - exact), "d_tanh": abs(y - tanh)})
 
 
 def _jax_default():
@@ -159,7 +160,7 @@ def _jax_default():
     exact, tanh = float(nm.gelu_exact(1.0)), float(nm.gelu_tanh(1.0))
     is_tanh = abs(y - tanh) < abs(y - exact)
     f = {"jax": jax.__version__, "approximate_default": default, "gelu(1)": y, "exact(1)": exact, "tanh_form(1)": tanh}
-    return _ev("true" if is_tanh else "false", f, "note.jax_default_tanh", {"jax": jax.__version__, "default": repr(default), "y": repr(y)})
+    return _ev("true" if is_tanh else "false", f, "note.jax_default_tanh", {"jax": jax.__version__, "default": repr(default), "y": y, "d_exact": abs(y - exact), "d_tanh": abs(y - tanh)})
 
 
 def _relu_limit():
@@ -174,7 +175,7 @@ def _relu_limit():
     shrinking = all(b < a for a, b in zip(sup, sup[1:])) and sup[-1] < 1e-3
     f = {"scales": scales, "sup_abs_diff": sup, "sup_times_scale": [a * s for a, s in zip(sup, scales)]}
     return _ev("true" if shrinking else "false", f, "note.tends_to_relu",
-               {"sups": ", ".join(f"s = {s:g}: {a:.3e}" for s, a in zip(scales, sup))})
+               {"sups": dict(zip(scales, sup))})
 
 
 def _relu_infinity():
@@ -183,7 +184,7 @@ def _relu_infinity():
     neg = np.abs(nm.gelu_exact(-xs))  # ReLU(-x) = 0
     agree = bool(np.all(np.diff(pos) <= 0) and np.all(np.diff(neg) < 0) and pos[-1] == 0 and neg[-1] < 1e-300)
     f = {"x": xs, "abs_diff_at_+x": pos, "abs_diff_at_-x": neg}
-    return _ev("true" if agree else "false", f, "note.relu_at_infinity", {"d5": f"{neg[1]:.2e}", "d10": f"{neg[2]:.2e}", "d20": f"{neg[3]:.2e}"})
+    return _ev("true" if agree else "false", f, "note.relu_at_infinity", {"d5": float(neg[1]), "d10": float(neg[2]), "d20": float(neg[3])})
 
 
 def _quick_gelu_silu():
@@ -195,7 +196,7 @@ def _quick_gelu_silu():
     f = {"max_diff_vs_silu": vs_silu.max_abs_error, "argmax_vs_silu": vs_silu.argmax,
          "max_diff_vs_gelu": vs_gelu.max_abs_error, "silu_beta": 1.0, "quick_gelu_beta": nm.SIGMOID_BETA}
     return _ev("true" if same else "false", f, "note.quick_gelu_is_silu",
-               {"silu": f"{vs_silu.max_abs_error:.4f}", "at": f"{vs_silu.argmax:+.3f}", "gelu": f"{vs_gelu.max_abs_error:.4f}"})
+               {"silu": vs_silu.max_abs_error, "at": vs_silu.argmax, "gelu": vs_gelu.max_abs_error})
 
 
 # --------------------------------------------------------------------------
@@ -252,8 +253,7 @@ def _tanh_faster(store, measure):
     every = all(v >= MUCH_FASTER for v in r.values())
     return _ev("depends", {"ratios": r, "threshold": MUCH_FASTER, "holds_for_every_backend": every, "n": n, "threads": threads},
                "note.tanh_much_faster." + ("holds" if every else "not"),
-               {"cpu": prov.get("processor", "?"), "n": f"{n:,}", "threads": str(threads),
-                "ratios": ", ".join(f"{k}: {v:.2f}x" for k, v in r.items())},
+               {"cpu": prov.get("processor", "?"), "n": n, "threads": threads, "ratios": r},
                BENCH_HOW, source, prov)
 
 
@@ -310,7 +310,7 @@ def _relu_half_dead(store, measure):
     prov = next(r["provenance"] for r in runs if r["id"] in ids)
     f = {"runs": shares, "mean_dead_share": mean, "max_layer_dead_share": worst}
     return _ev("true" if worst > 0.5 else "false", f, "note.relu_half_dead",
-               {"runs": str(len(shares)), "mean": f"{mean:.2%}", "worst": f"{worst:.2%}"}, TRAIN_HOW, source, prov)
+               {"runs": len(shares), "mean": f"{mean:.1%}", "worst": f"{worst:.1%}"}, TRAIN_HOW, source, prov)
 
 
 def _gelu_lower_loss(store, measure):

@@ -1,17 +1,52 @@
 """The words of a claim's check: :mod:`gelu_lab.analysis.claims` returns data, this says it.
 
     words(res, lang) -> {"text", "note", "source"}
+    value(v, t)      -> one evidence value as text (about four significant figures)
+    case(pair, t)    -> a bench pair ("torch:tanh:fwd+bwd / torch:erf:fwd+bwd") as the reader calls it
 
 From ``content/<lang>/misconceptions.md``: the statement is the block ``claim.<id>``,
-the note the block ``res["note"]`` filled with ``res["values"]`` (a list joined by the
-word of the block ``and``), the source line ``source.<source>`` filled with the date and CPU of
-the evidence's provenance. The Misconceptions page, the report and ``gelu-lab claims``
-all say a check this way.
+the note the block ``res["note"]`` filled with ``res["values"]`` (numbers printed by
+:func:`value`; a list joined by the word of the block ``and``), the source line
+``source.<source>`` filled with the date and CPU of the evidence's provenance. The
+Misconceptions page, the report and ``gelu-lab claims`` all say a check this way.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from . import content
+from .components import sig
+
+
+def case(pair: str, t: dict) -> str:
+    """'numpy:tanh / numpy:erf' -> 'NumPy'; 'torch:tanh:fwd+bwd / ...' -> 'PyTorch (forward + backward)'."""
+    backend, *rest = pair.split(" / ")[0].split(":")
+    name = t.get(f"backend.{backend}", backend)
+    return content.fill(t["backend.pass"], name=name) if rest[1:] else name
+
+
+def value(v, t: dict, digits: int = 4) -> str:
+    """An evidence value as a sentence shows it: numbers to about `digits` significant figures,
+    counts grouped, yes / no for a truth value, a list joined with "and", a bench ratio
+    dict as "NumPy: 2.14×, …", any other dict as "k: v, …"."""
+    if v is None:
+        return t["value.none"]
+    if isinstance(v, (bool, np.bool_)):
+        return t["value.yes" if v else "value.no"]
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (int, float, np.integer, np.floating)):
+        v = v.item() if isinstance(v, np.generic) else v
+        short = f"{v:.{digits}g}"
+        if isinstance(v, float) and abs(v) < 1e4 and float(short) == v:  # exact in a few figures: 0.5, not 0.5000
+            return short
+        return sig(v, digits)
+    if isinstance(v, dict):
+        if all(isinstance(k, str) and " / " in k for k in v):  # tanh / erf throughput ratios
+            return t["list.sep"].join(content.fill(t["value.ratio"], name=case(k, t), ratio=sig(x, 3)) for k, x in v.items())
+        return t["list.sep"].join(content.fill(t["value.item"], k=value(k, t, digits), v=value(x, t, digits)) for k, x in v.items())
+    return f" {t['and']} ".join(value(x, t, digits) for x in v)
 
 
 def source_line(res: dict, t: dict) -> str:
@@ -23,5 +58,5 @@ def source_line(res: dict, t: dict) -> str:
 def words(res: dict, lang: str) -> dict:
     """{"text", "note", "source"} of one claims.check() result in `lang`."""
     t = content.text(lang, "misconceptions")
-    values = {k: f" {t['and']} ".join(v) if isinstance(v, list) else v for k, v in res["values"].items()}
+    values = {k: value(v, t, 2 if k == "se" else 4) for k, v in res["values"].items()}  # a standard error: two figures are all it has
     return {"text": t[f"claim.{res['id']}"], "note": content.fill(t[res["note"]], **values), "source": source_line(res, t)}

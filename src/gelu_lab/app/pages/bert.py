@@ -14,7 +14,7 @@ from ... import activations
 from ...figures import bert as figs
 from ...nn import probe_view as data
 from .. import content
-from ..components import dropdown, fmt, graph, md, message, section, values_table
+from ..components import dropdown, fmt, full, graph, md, message, more, prose, section, sig, values_table
 from ..state import Param
 
 METRICS = ("cos_mean", "cos_min", "spearman", "nn_top1")
@@ -32,8 +32,25 @@ def _scroll(table):
     return html.Div(table, className="table-scroll")
 
 
-def _metric(w, m, digits=6):
-    return data.pct(w[m]) if m == "nn_top1" else f"{w[m]:.{digits}f}"
+def _metric(w, m):
+    """A score as the tables show it: the share of neighbours kept, else 1 − the score (cosines
+    of 0.99995 and 1 both read 1.000 to four figures; their gaps to 1 do not), full value on hover."""
+    return data.pct(w[m]) if m == "nn_top1" else full(1.0 - w[m])
+
+
+def _head(m, t):
+    return t["col.nn_top1"] if m == "nn_top1" else t[f"col.gap.{m}"]
+
+
+def quoted(res) -> dict:
+    """The numbers the texts quote: probe_view's, with counts grouped and, for the scores that
+    round to 1, their gap to 1 (1 − cosine) instead."""
+    v = data.quoted(res)
+    w = {a: next((x for x in res["swaps"] if x["activation"] == a and x["layer"] == "all"), None) for a in data.SWAPS}
+    cr, bf = res["precision"][-1], next((p for p in res["precision"] if p["dtype"] == "bfloat16"), None)
+    v.update(n=sig(res["n_sentences"]), tokens=sig(res["tokens"]), sub=sig(int(v["sub"])), cr_gap=sig(1.0 - cr["cos_min"]),
+             bf_gap=sig(1.0 - bf["cos_min"]) if bf else "–", gelu_tanh_gap=sig(1.0 - w["gelu_tanh"]["cos_mean"]) if w["gelu_tanh"] else "–")
+    return v
 
 
 def histograms(res, t):
@@ -51,7 +68,7 @@ def stats_table(res, t):
 def swap_table(res, names, t):
     body = [html.Tr([html.Td(names.get(w["activation"], w["activation"])), *(html.Td(_metric(w, m)) for m in METRICS)], id=f"bert-swap-{w['activation']}")
             for w in res["swaps"] if w["layer"] == "all"]
-    return _scroll(values_table([t["col.activation"], *(t[f"col.{m}"] for m in METRICS)], body, id="bert-swaps"))
+    return _scroll(values_table([t["col.activation"], *(_head(m, t) for m in METRICS)], body, id="bert-swaps"))
 
 
 def drift(res, metric, names, t):
@@ -62,8 +79,8 @@ def drift(res, metric, names, t):
 
 def precision_table(res, t):
     body = [html.Tr([html.Td(t["prec.cr"] if p["dtype"] == "float32" else content.fill(t["prec.dtype"], dtype=p["dtype"])),
-                     *(html.Td(_metric(p, m, 9)) for m in METRICS)]) for p in res["precision"]]
-    return _scroll(values_table([t["col.variant"], *(t[f"col.{m}"] for m in METRICS)], body, id="bert-precision"))
+                     *(html.Td(_metric(p, m)) for m in METRICS)], id=f"bert-prec-{p['dtype']}") for p in res["precision"]]
+    return _scroll(values_table([t["col.variant"], *(_head(m, t) for m in METRICS)], body, id="bert-precision"))
 
 
 def _provenance(d, t):
@@ -78,12 +95,12 @@ def layout(state, lang):
     names = _names(lang)
     d = data.stored()
     res = d["result"]
-    v = data.quoted(res)
+    v = quoted(res)
     return html.Div(
         [
             html.H1(t["title"]),
             md(content.fill(t["intro"], **v)),
-            html.P(_provenance(d, t), className="provenance", id="bert-provenance"),
+            more(t["tech.h"], html.Div(prose(_provenance(d, t)), className="provenance", id="bert-provenance")),
             section(html.H2(t["dist.h"]), md(content.fill(t["dist.text"], **v)), graph("bert-hist", histograms(res, t)), stats_table(res, t),
                     md(content.fill(t["dist.after"], **v))),
             section(
@@ -97,7 +114,7 @@ def layout(state, lang):
             section(html.H2(t["prec.h"]), md(content.fill(t["prec.text"], **v)), precision_table(res, t)),
             section(
                 html.H2(t["box.h"]),
-                md(content.fill(t["box.text"], pool=str(data.POOL), words=str(data.POOL_WORDS))),
+                md(content.fill(t["box.text"], pool=sig(data.POOL), words=sig(data.POOL_WORDS))),
                 html.Div([dcc.Input(id="bert-sentence", type="text", value="", placeholder=t["box.placeholder"], debounce=False,
                                     n_submit=0, style={"width": "min(640px, 100%)", "font": "inherit", "padding": "4px 8px"}),
                           html.Button(t["box.button"], id="bert-go", n_clicks=0)], className="presets"),
@@ -115,7 +132,7 @@ def sentence_view(sentence: str, lang: str):
     if not s:
         return None, t["box.empty"]
     if len(s) > data.MAX_CHARS:
-        return None, content.fill(t["box.long"], n=str(len(s)), limit=str(data.MAX_CHARS))
+        return None, content.fill(t["box.long"], n=sig(len(s)), limit=sig(data.MAX_CHARS))
     try:
         got = data.sentence(s)
     except (ImportError, ValueError, OSError) as e:  # ProbeError is a ValueError
@@ -124,7 +141,7 @@ def sentence_view(sentence: str, lang: str):
     curves = [{"x": L["x"], "density": L["density"], "name": content.fill(t["box.layer"], i=str(i + 1), neg=data.pct(L["neg"], 0))}
               for i, L in enumerate(got["layers"])]
     fig = figs.sentence_figure(curves, {"title": content.fill(t["box.fig"], n=str(len(got["tokens"]))), "x": t["hist.x"], "y": t["hist.y"]})
-    body = [html.Tr([html.Td(names[a]), html.Td(html.Ol([html.Li(f"{n['sentence']}  (cos {n['cos']:.3f})") for n in near]), style=LEFT)],
+    body = [html.Tr([html.Td(names[a]), html.Td(html.Ol([html.Li(content.fill(t["box.near"], sentence=n["sentence"], cos=sig(n["cos"], 3))) for n in near]), style=LEFT)],
                     id=f"bert-nn-{a}")
             for a, near in got["near"].items()]
     tokens = html.P(content.fill(t["box.tokens"], tokens=" ".join(got["tokens"])), className="tokens", id="bert-tokens")

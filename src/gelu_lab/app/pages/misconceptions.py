@@ -14,23 +14,26 @@ process) and shows its progress.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from dash import MATCH, Input, Output, State, callback, dcc, html
 from dash.exceptions import PreventUpdate
 from flask import has_request_context
 
+from ... import activations
 from ...analysis import claims as C
 from ...figures import misconceptions as figs
 from ...nn import train_job
-from ...results.printing import fmt_number
 from .. import content, job_box
-from ..claim_words import words
-from ..components import graph, md
+from ..claim_words import case, value, words
+from ..components import full, graph, md, more, prose, sig, values_table
 
 LIVE = True  # the layout shows the measurement store: the shell renders it anew for every load
 PARAMS = []
 # claims whose evidence is FFN training runs in the runs store: the activation a run needs
 TRAINING = {"relu_half_dead": "relu"}
+NAMES = set(activations.names())
 RUN = {"preset": "quick", "steps": 600, "fc_init_std": 0.02}  # the shipped experiment (FFN page), one more seed
 
 
@@ -45,23 +48,37 @@ def _slug(cid: str) -> str:
 # --- a card ---------------------------------------------------------------------------
 
 
-def _num(v, depth=0) -> str:
-    """An evidence value as text: numbers to 6 digits, lists and dicts flattened (short)."""
-    if isinstance(v, (bool, np.bool_)) or v is None or isinstance(v, str):
-        return str(v)
+def _key(k, t: dict) -> str:
+    """An evidence key as the reader reads it: its content label (num.<key>), a bench pair by its backend."""
+    if " / " in str(k):
+        return case(k, t)
+    return t.get("num." + re.sub(r"[^\w.\-]", "_", str(k)), str(k))
+
+
+def _cell(v, t: dict, lang: str):
+    """An evidence value in the numbers table: a number to 4 figures with its full value on
+    hover, an activation by its name, a list of rows as a small table of its own."""
+    if v is None or isinstance(v, (bool, np.bool_)):
+        return value(v, t)
+    if isinstance(v, str):
+        return content.label(v, lang) if v in NAMES else t.get(f"str.{v}") or html.Code(v)  # a version, an argument: code
     if isinstance(v, (int, np.integer)):
-        return str(int(v))
-    if isinstance(v, (float, np.floating)):
-        return fmt_number(float(v), 6)
-    if isinstance(v, dict):  # a run's long store key says nothing to a reader
-        inner = (", " if depth else "; ").join(f"{k}: {_num(x, depth + 1)}" for k, x in v.items() if k != "key")
-        return f"({inner})" if depth else inner
+        return sig(int(v))
+    if isinstance(v, (float, np.floating)):  # exact in 4 figures (0.5, -4): as it is; else 4 figures, the rest on hover
+        return value(v, t) if float(value(v, t)) == v else full(float(v))
+    if isinstance(v, dict):
+        return numbers({k: x for k, x in v.items() if k != "key"}, t, lang)  # a run's long store key says nothing to a reader
     items = list(v)
-    return ", ".join(_num(x, depth + 1) for x in items[:8]) + (" …" if len(items) > 8 else "")
+    if items and all(isinstance(x, dict) for x in items):
+        cols = [k for k in items[0] if k != "key"]
+        return values_table([_key(k, t) for k in cols], [html.Tr([html.Td(_cell(x.get(k), t, lang)) for k in cols]) for x in items])
+    cells = [_cell(x, t, lang) for x in items[:8]]
+    return [c for i, x in enumerate(cells) for c in ((", ", x) if i else (x,))] + ([" …"] if len(items) > 8 else [])
 
 
-def numbers(figures: dict) -> html.Table:
-    rows = [html.Tr([html.Td(k), html.Td(_num(v)[:300])]) for k, v in figures.items()]
+def numbers(figures: dict, t: dict, lang: str) -> html.Table:
+    """The evidence as a table of labelled numbers (each row carries its key for the tests)."""
+    rows = [html.Tr([html.Td(_key(k, t)), html.Td(_cell(v, t, lang))], **{"data-key": str(k)}) for k, v in figures.items()]
     return html.Table(html.Tbody(rows), className="values")
 
 
@@ -74,8 +91,8 @@ def evidence(res: dict, lang: str, t: dict):
     how = ""
     if res.get("how") and (v == "untested" or C.CLAIMS[res["id"]].reads):  # a measurement: how to make one here
         how = html.Div([html.Span(t["how" if v == "untested" else "how.measured"] + " "), html.Code(res["how"], className="how-cmd")])
-    nums = numbers(res["figures"]) if res["figures"] else ""
-    return t[f"verdict.{v}"], f"verdict-tag verdict-{v}", said["note"], said["source"], nums, fig, how
+    nums = more(t["numbers.more"], numbers(res["figures"], t, lang)) if res["figures"] else ""
+    return t[f"verdict.{v}"], f"verdict-tag verdict-{v}", prose(said["note"]), said["source"], nums, fig, how  # a version or argument in `code`
 
 
 def _train(act: str):
@@ -92,10 +109,11 @@ JOBS = {cid: job_box.register(job_box.Job(f"misc-{cid}", train_job.KIND, _train(
 
 def run_box(cid: str, t: dict, lang: str):
     act = TRAINING[cid]
+    name = content.label(act, lang)
     cmd = (f"gelu-lab train --activations {act} --preset {RUN['preset']} --steps {RUN['steps']} "
            f"--fc-init-std {RUN['fc_init_std']}")
-    return html.Div([md(content.fill(t["run.text"], act=act, steps=str(RUN["steps"]), preset=RUN["preset"], cmd=cmd)),
-                     job_box.box(JOBS[cid].name, lang, content.fill(t["run.button"], act=act))], className="run-box")
+    return html.Div([md(content.fill(t["run.text"], act=name, steps=str(RUN["steps"]), preset=RUN["preset"], cmd=cmd)),
+                     job_box.box(JOBS[cid].name, lang, content.fill(t["run.button"], act=name))], className="run-box")
 
 
 def card(cid: str, lang: str, t: dict, res: dict | None = None):
@@ -111,7 +129,7 @@ def card(cid: str, lang: str, t: dict, res: dict | None = None):
         html.H3(t[f"claim.{cid}"]),
         html.Div([html.Span(label, id=_id("verdict", cid), className=cls),
                   html.Button(t["recheck"], id=_id("recheck", cid), n_clicks=0, className="recheck")]),
-        html.P(note, id=_id("note", cid), className="evidence"),
+        html.Div(note, id=_id("note", cid), className="evidence"),  # a paragraph (prose)
         html.P(source, id=_id("source", cid), className="evidence-source muted"),
         html.Div(nums, id=_id("numbers", cid)),
         fig,
