@@ -61,12 +61,14 @@ def _figures(lang):
 def result_table(rows: list[dict], t: dict) -> html.Table:
     """The Check result: quantity, stated figure, computed value, and whether they agree."""
     mark = {True: t["agree.yes"], False: t["agree.no"], None: "—"}
+    code = lambda v: html.Code(v) if isinstance(v, str) and v != "—" else v  # noqa: E731  (a name or version: code, not prose)
     head = html.Tr([html.Th(t[f"col.{c}"]) for c in ("quantity", "stated", "computed", "agree")])
     body = [
         html.Tr([
-            html.Td(md(t[f"k.{r['key']}"]) if "$" in t[f"k.{r['key']}"] else t[f"k.{r['key']}"]),
-            html.Td(r["stated"] if r["stated"] is not None else "—", id=f"interview-s-{r['key']}"),
-            html.Td(iv.show(r["value"], r["fmt"]), id=f"interview-v-{r['key']}"),
+            html.Td(md(t[f"k.{r['key']}"]) if any(c in t[f"k.{r['key']}"] for c in "$`") else t[f"k.{r['key']}"]),
+            html.Td(code(r["stated"] if r["stated"] is not None else "—") if r["fmt"] == "s" else (r["stated"] if r["stated"] is not None else "—"),
+                    id=f"interview-s-{r['key']}"),
+            html.Td(code(iv.show(r["value"], r["fmt"])) if r["fmt"] == "s" else iv.show(r["value"], r["fmt"]), id=f"interview-v-{r['key']}"),
             html.Td(mark[r["agrees"]], id=f"interview-ok-{r['key']}", className=f"agree-{r['agrees']}".lower()),
         ])
         for r in rows
