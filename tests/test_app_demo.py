@@ -1,6 +1,7 @@
 """The Python demo page in Chromium: its table is `gelu-lab table` (json, csv, text),
 its values agree with mpmath, its code runs and prints the same table, and bad x
-lists give a one-line message, never an HTTP error."""
+lists give a one-line message, never an HTTP error. The seed demo is shown as its
+file with its notes (both languages), and its left-tail numbers agree with mpmath."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ import pytest
 
 from app_browser import app_url, browser, check_basics, context, open_page, tab, text_of  # noqa: F401
 from gelu_lab import cli
+from gelu_lab.analysis import demo_table as T
 from gelu_lab.app import content
-from gelu_lab.figures.demo import ERRORS, VALUES, table_figure
+from gelu_lab.app.components import sig
+from gelu_lab.figures.demo import ERRORS, VALUES, table_figure, tail_figure
 
 pytestmark = pytest.mark.xdist_group("app")
 COLUMNS = ["x", "gelu", "gelu_tanh", "tanh_abs_err", "gelu_sigmoid", "sigmoid_abs_err", "relu"]
@@ -26,11 +29,11 @@ def run_cli(capsys, *args) -> str:
     return capsys.readouterr().out
 
 
-def page_cells(page) -> tuple[list[str], list[list[str]], list[list[str]]]:
-    """(header, shown texts, full values from the hover titles) of the page's table."""
-    head = page.eval_on_selector_all("#demo-table-el thead th", "els => els.map(e => e.innerText.trim())")
-    shown = page.eval_on_selector_all("#demo-table-el tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.innerText.trim()))")
-    full = page.eval_on_selector_all("#demo-table-el tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.title))")
+def page_cells(page, table: str = "demo-table-el") -> tuple[list[str], list[list[str]], list[list[str]]]:
+    """(header, shown texts, full values from the hover titles) of one of the page's tables."""
+    head = page.eval_on_selector_all(f"#{table} thead th", "els => els.map(e => e.innerText.trim())")
+    shown = page.eval_on_selector_all(f"#{table} tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.innerText.trim()))")
+    full = page.eval_on_selector_all(f"#{table} tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.querySelector('[title]').title))")
     return head, shown, full
 
 
@@ -61,20 +64,21 @@ def test_table_is_the_cli_json_and_agrees_with_mpmath(tab, app_url, capsys):
     check_basics(tab, "demo", "en")
     doc = json.loads(run_cli(capsys, "--x", xs, "--dtype", "float32", "--format", "json"))
     head, shown, full = page_cells(tab)
-    assert head == doc["columns"] == COLUMNS and len(shown) == len(doc["rows"]) == 6
+    t = content.text("en", "demo")
+    assert doc["columns"] == COLUMNS and head == [t[f"col.{c}"] for c in COLUMNS] and len(shown) == len(doc["rows"]) == 6
     for row, texts, titles in zip(doc["rows"], shown, full):
         assert titles == [repr(float(row[c])) for c in COLUMNS]  # every digit, as the CLI's json has it
-        assert texts == [f"{float(row[c]):.10g}" for c in COLUMNS]
+        assert texts == [sig(float(row[c])) for c in COLUMNS]  # about 4 significant figures shown
     # ground truth: the exact product x*Phi(x) and the two approximations in mpmath, at the float32 x
     mpmath.mp.prec = 120
     for texts, titles in zip(shown, full):
         x = mpmath.mpf(float(titles[0]))
         exact = x * mpmath.ncdf(x)
         tanh = x / 2 * (1 + mpmath.tanh(mpmath.sqrt(2 / mpmath.pi) * (x + mpmath.mpf("0.044715") * x**3)))
-        sig = x / (1 + mpmath.exp(-mpmath.mpf("1.702") * x))
+        sgm = x / (1 + mpmath.exp(-mpmath.mpf("1.702") * x))
         assert float(titles[1]) == mp_round(exact, np.float32)  # gelu_lab's float32 GELU is correctly rounded
         assert abs(float(titles[2]) - float(tanh)) <= 0.5 * float(np.spacing(np.float32(abs(float(tanh))))) * 1.001
-        assert abs(float(titles[4]) - float(sig)) <= 0.5 * float(np.spacing(np.float32(abs(float(sig))))) * 1.001
+        assert abs(float(titles[4]) - float(sgm)) <= 0.5 * float(np.spacing(np.float32(abs(float(sgm))))) * 1.001
         assert float(titles[6]) == max(float(x), 0.0)
     tab.log.check()
 
@@ -180,3 +184,65 @@ def test_table_figure_draws_the_rows_in_x_order_with_gaps():
     assert list(fig.data[0].y) == [-0.2, 0.0, 0.8, None]
     assert list(fig.data[4].y) == [0.1, None, 0.1, None]  # a zero error has no place on the log axis
     assert fig.layout.yaxis2.type == "log" and fig.layout.title.text == "<title>"
+
+
+def mp_gelu(x: float) -> mpmath.mpf:
+    with mpmath.workdps(40):
+        t = mpmath.mpf(x)
+        return t * mpmath.ncdf(t)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_seed_demo_is_shown_as_its_file_with_its_notes(tab, app_url, lang):
+    from gelu_lab.analysis import seed_demo
+
+    open_page(tab, f"{app_url}/demo?lang={lang}")
+    check_basics(tab, "demo", lang)
+    t = content.text(lang, "demo")
+    source = open(seed_demo.__file__, encoding="utf-8").read()
+    assert text_of(tab, "demo-seed") == source.strip()  # the file the tests run, as it is
+    notes = tab.eval_on_selector_all("#demo-seed-notes ol > li", "els => els.map(e => e.innerText.trim())")
+    assert len(notes) == 5 and all(f"# ({i})" in source for i in range(1, 6))  # one note per numbered line
+    assert notes[0] and notes == [line.split(". ", 1)[1] for line in t["seed.notes"].splitlines()]
+    # table headers are the content file's words, not the CLI's column keys
+    head = page_cells(tab)[0]
+    assert head == [t[f"col.{c}"] for c in COLUMNS]
+    if lang == "zh":  # the prose and tables name no code identifiers (the code blocks are code)
+        prose = tab.evaluate("() => { const m = document.querySelector('main').cloneNode(true);"
+                             " m.querySelectorAll('pre, code, .js-plotly-plot').forEach(e => e.remove()); return m.textContent; }")
+        assert "种子示例" in prose and "相对误差" in prose
+        for raw in ("gelu_exact", "gelu_tanh", "abs_err", "rel_err", "relu", "seed", "true"):
+            assert raw not in prose, raw
+    tab.log.check()
+
+
+def test_tail_numbers_agree_with_mpmath(tab, app_url):
+    open_page(tab, f"{app_url}/demo?lang=en")
+    t = content.text("en", "demo")
+    head, shown, full = page_cells(tab, "demo-tail-el")
+    assert head == [t[f"tcol.{c}"] for c in T.TAIL_COLUMNS] and len(full) == len(T.TAIL_X)
+    for texts, titles in zip(shown, full):
+        x, seed, ours, true, seed_rel, ours_rel = map(float, titles)
+        exact = mp_gelu(x)
+        assert true == float(exact)  # the reference column is x*Phi(x) correctly rounded (mpmath rounds to nearest)
+        assert abs(ours - true) <= 2 * float(np.spacing(abs(true)))  # gelu_lab: within 2 ulp
+        assert ours_rel == pytest.approx(100 * float(abs(mpmath.mpf(ours) - exact) / abs(exact)), abs=1e-12)
+        assert seed_rel == pytest.approx(100 * float(abs(mpmath.mpf(seed) - exact) / abs(exact)), rel=1e-9)
+        assert texts[4] == f"{sig(seed_rel)} %" and texts[0] == sig(x)
+    # the seed demo gets 100 % wrong at the tail's far end: it returns 0
+    assert float(full[-1][1]) == 0 and float(full[-1][4]) == 100
+    # the edges the text names are the library's, at 4 significant figures
+    page = tab.inner_text("main")
+    assert f"x = {sig(T.seed_zero_edge())}" in page and f"x = {sig(T.seed_rel_edge(1e-6))}" in page
+    tab.log.check()
+
+
+def test_tail_figure_leaves_gaps_at_the_seed_zeros():
+    curve = {"x": [-9.0, -8.0, -7.0], "seed": [0.0, 4.9e-15, 9e-12], "gelu_lab": [1e-18, 5e-15, 9e-12], "rel": [1.0, 0.02, 0.0]}
+    labels = {k: f"<{k}>" for k in ("title", "x", "y", "err", "seed", "gelu_lab")}
+    fig = tail_figure(curve, -8.37, -6.56, 1e-6, labels)
+    assert [tr.name for tr in fig.data] == ["<gelu_lab>", "<seed>", "<err>"]
+    assert list(fig.data[1].y) == [None, 4.9e-15, 9e-12]  # a zero has no place on the log axis
+    assert list(fig.data[2].y) == [1.0, 0.02, None]
+    assert sorted(s.y0 for s in fig.layout.shapes if s.xref == "x2" and s.yref == "y2") == [1e-6, 1.0]
+    assert sorted(s.x0 for s in fig.layout.shapes if s.yref == "paper") == [-8.37, -6.56]

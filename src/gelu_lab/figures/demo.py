@@ -1,4 +1,5 @@
-"""Python demo page: the rows of the comparison table (`gelu-lab table`) as a chart."""
+"""Python demo page: the rows of the comparison table (`gelu-lab table`) as a chart, and
+the seed demo's left tail against gelu_lab's."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import math
 
 import plotly.graph_objects as go
 
-from . import COLORS, axis, figure, stacked
+from . import COLORS, NEUTRAL, axis, figure, stacked
 
 VALUES = ("gelu", "gelu_tanh", "gelu_sigmoid", "relu")
 ERRORS = (("tanh_abs_err", "gelu_tanh"), ("sigmoid_abs_err", "gelu_sigmoid"))
@@ -40,3 +41,29 @@ def table_figure(rows: list[dict], labels: dict) -> go.Figure:
     lay["yaxis2"].update(axis(labels["err"], type="log", exponentformat="power"))
     lay["xaxis2"].update(axis(labels["x"]))
     return figure(traces, labels["title"], height=460, hovermode="closest", **lay)
+
+
+def tail_figure(curve: dict, zero_edge: float, rel_edge: float, tol: float, labels: dict) -> go.Figure:
+    """The seed's 0.5 x (1 + erf(x/sqrt 2)) against gelu_lab in the left tail.
+
+    Top: |GELU(x)| of both on a log axis (the seed's exact zeros, below zero_edge,
+    leave a gap). Bottom: the seed's relative error on a log axis, with a dashed line
+    at tol and at 1 (100 %), and dotted verticals at rel_edge and zero_edge.
+    curve: demo_table.seed_tail_curve(); labels: title, x, y, err, seed, gelu_lab."""
+    x = curve["x"]
+    traces = [
+        {"type": "scatter", "mode": "lines", "x": x, "y": [_finite_or_none(v, positive=True) for v in curve[c]], "name": labels[c],
+         "line": {"color": color, "width": width, "dash": dash}}
+        # gelu_lab broad underneath, the seed thin on top: where they agree both show, where the seed is 0 it stops
+        for c, color, width, dash in (("gelu_lab", COLORS["gelu"], 5, None), ("seed", "#111111", 2, "dot"))
+    ]
+    traces.append({"type": "scatter", "mode": "lines", "x": x, "y": [_finite_or_none(v, positive=True) for v in curve["rel"]],
+                   "name": labels["err"], "line": {"color": NEUTRAL, "width": 1.5}, "xaxis": "x2", "yaxis": "y2"})
+    lay = stacked((0.5, 0.4), gap=0.1)
+    lay["yaxis"].update(axis(labels["y"], type="log", exponentformat="power"))
+    lay["yaxis2"].update(axis(labels["err"], type="log", exponentformat="power"))
+    lay["xaxis2"].update(axis(labels["x"]))
+    hline = {"type": "line", "xref": "x2", "yref": "y2", "x0": min(x), "x1": max(x), "line": {"color": NEUTRAL, "width": 1, "dash": "dash"}}
+    vline = {"type": "line", "xref": "x2", "yref": "paper", "y0": 0, "y1": 1, "line": {"color": COLORS["relu"], "width": 1, "dash": "dot"}}
+    shapes = [{**hline, "y0": v, "y1": v} for v in (tol, 1.0)] + [{**vline, "x0": v, "x1": v} for v in (rel_edge, zero_edge)]
+    return figure(traces, labels["title"], height=480, hovermode="x unified", shapes=shapes, **lay)

@@ -1,4 +1,6 @@
-"""Python demo: the comparison table of `gelu-lab table`, live, with its code and a CSV.
+"""Python demo: the seed demo (plain `math`, its exact source and line notes), the
+comparison table of `gelu-lab table`, live, with its code and a CSV, and the left tail
+where the seed's 1 + erf(x/sqrt 2) cancels and gelu_lab does not.
 
 The table is :func:`gelu_lab.analysis.demo_table.comparison_table` on the reader's x list and
 dtype, the same rows the CLI prints (``--format json``), and the CSV download is
@@ -12,17 +14,18 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+from pathlib import Path
 
 import numpy as np
 from dash import Input, Output, State, callback, dcc, html, no_update
 
 from ... import core, numerics
-from ...analysis import demo_table as T
+from ...analysis import demo_table as T, seed_demo
 from ...figures import demo as figs
 from ...floats import FORMATS
-from ...results.printing import emit, fmt_number
+from ...results.printing import emit
 from .. import content
-from ..components import graph, md, message, section
+from ..components import full, graph, md, message, more, section, sig, values_table
 from ..custom_box import TextParam
 from ..state import Param, inputs
 
@@ -34,6 +37,7 @@ DTYPE = Param("dtype", "float64", choices=tuple(sorted(FORMATS, key=lambda n: -F
 PARAMS = [X, DTYPE]
 # the code behind each column, shown as it is (inspect), so the page cannot drift from it
 SOURCES = (T.comparison_table, core.gelu, numerics.gelu_exact, numerics.gelu_tanh, numerics.gelu_sigmoid)
+TOL = 1e-6  # the relative error the tail section asks about
 
 
 def _is_number(s: str) -> bool:
@@ -105,11 +109,47 @@ def _code_block(id: str, code: str) -> html.Div:
     return html.Div([dcc.Clipboard(target_id=id, className="copy", title="copy"), html.Pre(code, id=id, className="code")], className="code-box", id=f"{id}-box")
 
 
-def _table(table_rows) -> html.Table:
-    head = html.Tr([html.Th(c) for c in T.COLUMNS])
-    # 10 significant digits as `gelu-lab table` prints them; the full value on hover
-    body = [html.Tr([html.Td(fmt_number(r[c]), title=repr(r[c])) for c in T.COLUMNS]) for r in table_rows]
-    return html.Table([html.Thead(head), html.Tbody(body)], className="values", id="demo-table-el")
+def _table(table_rows, t: dict) -> html.Table:
+    # about 4 significant figures, the full value on hover (the CSV has every digit)
+    body = [html.Tr([html.Td(full(r[c])) for c in T.COLUMNS]) for r in table_rows]
+    return values_table([t[f"col.{c}"] for c in T.COLUMNS], body, id="demo-table-el")
+
+
+@functools.cache
+def seed_source() -> str:
+    """The seed demo exactly as the file the tests run."""
+    return Path(seed_demo.__file__).read_text(encoding="utf-8")
+
+
+def _seed_section(t: dict) -> html.Section:
+    agree, at = T.seed_agreement()
+    return section(
+        html.H2(t["seed.h"]),
+        md(t["seed.text"]),
+        _code_block("demo-seed", seed_source()),
+        md(t["seed.notes"], id="demo-seed-notes"),
+        md(content.fill(t["seed.agree"], agree=sig(agree), at=sig(at))),
+    )
+
+
+def _tail_section(t: dict) -> html.Section:
+    rows = T.tail_table()
+    cols = T.TAIL_COLUMNS
+    body = [html.Tr([html.Td([full(100 * r[c]), " %"] if c.endswith("rel_err") else full(r[c])) for c in cols]) for r in rows]
+    zero, rel = T.seed_zero_edge(), T.seed_rel_edge(TOL)
+    first0 = next(r for r in rows if r["seed"] == 0)  # the example the text explains relative error with
+    fill = {"zero_edge": sig(zero), "rel_edge": sig(rel), "tol": f"{TOL:g}", "step": f"1/{round(1 / T.SCAN_STEP)}",
+            "gap": sig(1 - np.nextafter(1.0, 0.0)), "x0": sig(first0["x"]), "true0": sig(first0["true"]), "abs0": sig(abs(first0["seed"] - first0["true"]))}
+    labels = {k: t[f"tail.fig.{k}"] for k in ("title", "x", "y", "err", "seed", "gelu_lab")}
+    return section(
+        html.H2(t["tail.h"]),
+        md(content.fill(t["tail.text"], **fill)),
+        md(content.fill(t["tail.relerr"], **fill)),
+        html.Div(values_table([t[f"tcol.{c}"] for c in cols], body, id="demo-tail-el"), className="table-scroll"),
+        md(content.fill(t["tail.edges"], **fill)),
+        graph("demo-tail-fig", figs.tail_figure(T.seed_tail_curve(), zero, rel, TOL, labels)),
+        more(t["tail.more.h"], md(t["tail.more"]), id="demo-more-tail"),
+    )
 
 
 def view(xs, dtype: str, t: dict):
@@ -120,7 +160,7 @@ def view(xs, dtype: str, t: dict):
     # a finite x beyond the dtype's range is stored as inf: the table shows it, the page says why
     inf = [v for v, r in zip(xs, rows) if not math.isfinite(r["x"])]
     note = content.fill(t["msg.dtype_inf"], dtype=dtype, values=", ".join(f"{v:g}" for v in inf[:5])) if inf else ""
-    return _table(rows), figs.table_figure(rows, labels), snippet(xs, dtype), cli_line(xs, dtype), note
+    return _table(rows, t), figs.table_figure(rows, labels), snippet(xs, dtype), cli_line(xs, dtype), note
 
 
 def layout(state, lang):
@@ -134,6 +174,7 @@ def layout(state, lang):
         [
             html.H1(t["title"]),
             md(t["intro"]),
+            _seed_section(t),
             section(
                 html.H2(t["table.h"]),
                 md(content.fill(t["table.text"], max=str(MAX_VALUES), chars=str(MAX_CHARS), f16max=f"{float(np.finfo(np.float16).max):g}")),
@@ -152,6 +193,7 @@ def layout(state, lang):
                 dcc.Download(id="demo-csv"),
                 graph("demo-fig", fig),
             ),
+            _tail_section(t),
             section(
                 html.H2(t["code.h"]),
                 md(t["code.text"]),
