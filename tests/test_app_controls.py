@@ -25,6 +25,11 @@ def f4(v) -> str:
     return s[1:] if s.startswith("-") and float(s) == 0 else s
 
 
+def sig4(v) -> str:
+    """Four significant figures, trailing zeros kept: how the readouts print (components.sig)."""
+    return f"{float(v):#.4g}"
+
+
 def mp_gelu(x) -> float:
     return float(mpmath.mpf(x) * mpmath.ncdf(mpmath.mpf(x)))
 
@@ -111,14 +116,14 @@ def test_gradients_key_points_and_depth(tab, app_url):
     open_page(tab, f"{app_url}/gradients?lang=en")
     check_basics(tab, "gradients", "en")
     root = mpmath.findroot(lambda x: mpmath.ncdf(x) + x * mpmath.npdf(x), -0.75)
-    assert text_of(tab, "gradients-kroot") == f4(root)
-    assert text_of(tab, "gradients-kmin") == f4(root * mpmath.ncdf(root))
+    assert text_of(tab, "gradients-kroot") == sig4(root)
+    assert text_of(tab, "gradients-kmin") == sig4(root * mpmath.ncdf(root))
     s2 = mpmath.sqrt(2)
-    assert text_of(tab, "gradients-kmax") == f4(mpmath.ncdf(s2) + s2 * mpmath.npdf(s2))
+    assert text_of(tab, "gradients-kmax") == sig4(mpmath.ncdf(s2) + s2 * mpmath.npdf(s2))
     assert text_of(tab, "gradients-k0") == "0.5000"
     assert text_of(tab, "gradients-ksig") == "0.2500"
     set_slider(tab, "gradients-depth", 24)
-    expected = f"{gradflow.gradient_flow('sigmoid', 24, 'mlp')[0]:.3g}"
+    expected = sig4(gradflow.gradient_flow('sigmoid', 24, 'mlp')[0])
     assert wait_text(tab, "gradients-f-mlp-sigmoid", expected) == expected
     assert float(expected) < 1e-6  # sigma' <= 1/4: the plain sigmoid stack loses its gradient
     tab.log.check()

@@ -45,7 +45,7 @@ def flow(depth: int, lang: str):
     flows = {arch: {n: gradflow.gradient_flow(n, depth, arch) for n in FLOW_ACTS} for arch in gradflow.ARCHS}
     names = {n: content.label(n, lang) for n in FLOW_ACTS}
     fig = figs.flow_figure(flows, names, {k: t[f"flow.{k}"] for k in ("mlp", "preln", "layer", "ratio")})
-    vals = [f"{flows[arch][n][0]:.3g}" for arch in gradflow.ARCHS for n in FLOW_ACTS]
+    vals = [sig(flows[arch][n][0]) for arch in gradflow.ARCHS for n in FLOW_ACTS]
     return fig, vals
 
 
@@ -80,12 +80,12 @@ def layout(state, lang):
                 md(t["ride.text"]),
                 md(t["key.text"]),
                 readouts(
-                    readout("gradients-k0", "GELU′(0)", fmt(kp["grad_at_0"])),
-                    readout("gradients-kroot", t["read.root"], fmt(kp["grad_root"])),
-                    readout("gradients-kmin", t["read.min"], fmt(kp["gelu_min"])),
-                    readout("gradients-kmax", "GELU′(√2)", fmt(kp["grad_max"])),
-                    readout("gradients-kneg", "GELU′(−√2)", fmt(kp["grad_min"])),
-                    readout("gradients-ksig", "max σ′", fmt(kp["sigmoid_grad_max"])),
+                    readout("gradients-k0", "GELU′(0)", sig(kp["grad_at_0"])),
+                    readout("gradients-kroot", t["read.root"], sig(kp["grad_root"])),
+                    readout("gradients-kmin", t["read.min"], sig(kp["gelu_min"])),
+                    readout("gradients-kmax", "GELU′(√2)", sig(kp["grad_max"])),
+                    readout("gradients-kneg", "GELU′(−√2)", sig(kp["grad_min"])),
+                    readout("gradients-ksig", "max σ′", sig(kp["sigmoid_grad_max"])),
                 ),
                 graph("gradients-derivs", _derivatives(lang, t, kp)),
                 md(t["ride.check"]),
