@@ -310,7 +310,7 @@ def _relu_half_dead(store, measure):
     prov = next(r["provenance"] for r in runs if r["id"] in ids)
     f = {"runs": shares, "mean_dead_share": mean, "max_layer_dead_share": worst}
     return _ev("true" if worst > 0.5 else "false", f, "note.relu_half_dead",
-               {"runs": len(shares), "mean": f"{mean:.1%}", "worst": f"{worst:.1%}"}, TRAIN_HOW, source, prov)
+               {"runs": len(shares), "mean": f"{100 * mean:.1f} %", "worst": f"{100 * worst:.1f} %"}, TRAIN_HOW, source, prov)
 
 
 def _gelu_lower_loss(store, measure):
