@@ -1,7 +1,10 @@
-"""The Implementation page in Chromium: error curves, constant sliders against a brute-force
-maximum, the fit button against `gelu-lab fit`, the precision table against
-analysis.accuracy, the two background jobs (with small plans), the framework table,
-and junk in the URL or the boxes (a message, never an HTTP 500)."""
+"""The Implementation page in Chromium: the main idea (the forms in steps of each format) against
+SciPy, error curves, constant sliders against a brute-force maximum, the fit button against
+`gelu-lab fit`, the precision table against analysis.accuracy, the two background jobs (with
+small plans), the framework table, and junk in the URL or the boxes (a message, never an HTTP 500).
+The constants, the precision tables, the cost and the jobs are in folds (components.more): a
+test opens a fold before it uses what the fold holds. Numbers show four figures; the tests
+compare the full value on hover (components.full)."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ import pytest
 from scipy import special
 
 from app_browser import own_store, app_url, browser, check_basics, context, open_page, set_slider, tab, text_of, wait_text  # noqa: F401
+from app_folds import FULL, full_of, unfold
 from gelu_lab.app import content
 
 pytestmark = pytest.mark.xdist_group("app")
@@ -56,8 +60,8 @@ def test_loads_with_located_maxima_and_framework_defaults(page, app_url):
     open_page(page, f"{app_url}/implementation?lang=en")
     check_basics(page, "implementation", "en")
     # the located maxima of the two forms on the default [-4, 4]
-    assert close(text_of(page, "implementation-e-gelu_tanh-max"), brute_max(tanh_form(0.044715), -4, 4))
-    assert close(text_of(page, "implementation-e-gelu_sigmoid-max"), brute_max(sigmoid_form(1.702), -4, 4))
+    assert close(full_of(page, "implementation-e-gelu_tanh-max"), brute_max(tanh_form(0.044715), -4, 4))
+    assert close(full_of(page, "implementation-e-gelu_sigmoid-max"), brute_max(sigmoid_form(1.702), -4, 4))
     # the error is even: the tanh form's maximum is a +- pair
     xs = [float(v) for v in text_of(page, "implementation-e-gelu_tanh-at").split()]
     assert len(xs) == 2 and abs(xs[0] + xs[1]) < 1e-3
@@ -74,16 +78,51 @@ def test_loads_with_located_maxima_and_framework_defaults(page, app_url):
     page.log.check()  # in Chinese: tests/test_app_pages.py
 
 
+def steps_and_differ(f, dtype):
+    """(largest error of form f on [-4, 4] in steps of `dtype` there, inputs of float16 it rounds differently than
+    exact GELU): SciPy in float64 on a dense grid, the spacing from the format's 8 or 11 significant bits."""
+    x = np.linspace(-4, 4, 2_000_001)
+    e = np.abs(f(x) - x * special.ndtr(x))
+    at = x[np.argmax(e)]
+    y = at * special.ndtr(at)
+    bits = {"bfloat16": 8, "float16": 11, "float32": 24}[dtype]
+    steps = e.max() / 2.0 ** (np.floor(np.log2(abs(y))) - bits + 1)
+    h = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
+    h = h[np.isfinite(h)].astype(np.float64)
+    with np.errstate(all="ignore"):  # NumPy rounds float64 to float16 once, to nearest
+        differ = int(np.count_nonzero((h * special.ndtr(h)).astype(np.float16) != f(h).astype(np.float16)))
+    return steps, differ
+
+
+def test_the_main_idea_counts_each_form_in_steps_of_each_format(page, app_url):
+    """The first table: the forms' largest error in steps of bfloat16, float16 and float32, and (float16)
+    the inputs that round differently, against SciPy; the translators paragraph quotes the same numbers."""
+    open_page(page, f"{app_url}/implementation?lang=en", full=True)  # the URL the shell routed last: load it afresh
+    cells = lambda dt: [c.strip().replace(",", "") for c in page.inner_text(f"#implementation-gist-{dt}").split("\t")]
+    for i, f in enumerate((tanh_form(0.044715), sigmoid_form(1.702))):
+        for dt in ("bfloat16", "float16", "float32"):
+            steps, differ = steps_and_differ(f, dt)
+            row = cells(dt)
+            assert close(row[1 + 2 * i], steps, 1e-3), (i, dt, row)
+            if dt == "float16":
+                assert int(row[2 + 2 * i]) == differ, (i, row)
+    text = page.inner_text("#implementation-gist")
+    assert cells("bfloat16")[1] in text and cells("float32")[1] in text and cells("bfloat16")[3] in text
+    assert "faithful" in text and "paraphrase" in text
+    page.log.check()
+
+
 def test_constant_sliders_give_the_brute_force_max_error(page, app_url):
     open_page(page, f"{app_url}/implementation?lo=-3&hi=2&lang=en")
+    unfold(page, "implementation-more-const")
     set_slider(page, "implementation-c", 0.05)
     want = brute_max(tanh_form(0.05), -3, 2)
-    page.wait_for_function(f"Math.abs(parseFloat(document.getElementById('implementation-k-tanh-max').innerText) - {want}) < {2e-4 * want}")
+    page.wait_for_function(f"Math.abs({FULL % 'implementation-k-tanh-max'} - {want}) < {2e-4 * want}")
     # the classic column stays at 0.044715
-    assert close(text_of(page, "implementation-k-tanh-classic"), brute_max(tanh_form(0.044715), -3, 2))
+    assert close(full_of(page, "implementation-k-tanh-classic"), brute_max(tanh_form(0.044715), -3, 2))
     set_slider(page, "implementation-beta", 1.8)
     want = brute_max(sigmoid_form(1.8), -3, 2)
-    page.wait_for_function(f"Math.abs(parseFloat(document.getElementById('implementation-k-sigmoid-max').innerText) - {want}) < {2e-4 * want}")
+    page.wait_for_function(f"Math.abs({FULL % 'implementation-k-sigmoid-max'} - {want}) < {2e-4 * want}")
     assert "c=0.05" in page.url and "beta=1.8" in page.url
     page.log.check()
 
@@ -102,17 +141,19 @@ def cli_fit(form, a, b, norm, capsys) -> tuple[str, float]:
 def test_fit_button_reproduces_the_cli(page, app_url, capsys):
     # L2: the page passes the norm to the same fit as the CLI; minimax takes seconds per form
     open_page(page, f"{app_url}/implementation?lo=-3&hi=2&norm=l2&lang=en")
+    unfold(page, "implementation-more-const")
     page.click("#implementation-fit-go")
     page.wait_for_selector("#implementation-fit-tanh")
     for form in ("tanh", "sigmoid"):
         params, max_error = cli_fit(form, -3, 2, "l2", capsys)
-        assert text_of(page, f"implementation-fit-{form}") == params
-        assert close(text_of(page, f"implementation-fit-{form}-max"), max_error)
+        names = [p.split("=")[0] for p in params.split()]  # the page's full values, printed as the CLI prints them
+        assert " ".join(f"{k}={float(full_of(page, f'implementation-fit-{form}-{k}')):.10g}" for k in names) == params
+        assert close(full_of(page, f"implementation-fit-{form}-max"), max_error)
         if form == "tanh":
             c = float(params.split("=")[1])
     # the sliders moved to the fitted c: the live readout is the fitted maximum
     want = brute_max(tanh_form(round(c, 6)), -3, 2)
-    page.wait_for_function(f"Math.abs(parseFloat(document.getElementById('implementation-k-tanh-max').innerText) - {want}) < {2e-4 * want}")
+    page.wait_for_function(f"Math.abs({FULL % 'implementation-k-tanh-max'} - {want}) < {2e-4 * want}")
     page.log.check()
 
 
@@ -143,6 +184,7 @@ def test_precision_table_is_the_exhaustive_tally(page, app_url):
     from gelu_lab.app.pages import implementation as P
 
     open_page(page, f"{app_url}/implementation?dtype=float16&lang=en")
+    unfold(page, "implementation-more-prec")
     for dtype in ("float16", "bfloat16"):
         if dtype == "bfloat16":
             page.click("#implementation-dtype input[value=bfloat16]")
@@ -174,6 +216,8 @@ def test_background_jobs_survive_a_reload_and_their_results_are_read(page, app_u
     ship = shipped.result
     monkeypatch.setattr(shipped, "result", lambda kind, key=None: None if kind == "bench" else ship(kind, key))  # as if nothing were shipped either
     open_page(page, f"{app_url}/implementation?dtype=float32&lang=en")
+    unfold(page, "implementation-more-prec")
+    unfold(page, "implementation-more-cost")
     t = content.text("en", "implementation")
     assert job_status(page, "acc") == t["job.acc.idle"]
     assert job_status(page, "bench") == t["job.bench.idle"]
@@ -185,6 +229,8 @@ def test_background_jobs_survive_a_reload_and_their_results_are_read(page, app_u
         page.wait_for_function(f"/^(Started|Running|Done)/.test({JOB_STATUS % key}.innerText)")
     # the jobs are separate processes: a fresh render of the page (what a reload asks the server for) finds them
     open_page(page, f"{app_url}/implementation?dtype=float32&lang=en&again=1")
+    unfold(page, "implementation-more-prec")  # open already while its job runs; a job done: closed
+    unfold(page, "implementation-more-cost")
     for key in ("acc", "bench"):
         page.wait_for_selector(f"#implementation-{key} .job-status")
         assert re.match(r"(Running|Done)", job_status(page, key)), job_status(page, key)
@@ -222,12 +268,12 @@ def test_junk_in_the_url_and_the_boxes_gives_a_message(page, app_url):
     open_page(page, f"{app_url}/implementation?lo=abc&hi=1e400&c=xyz&dtype=float64&lang=en")
     notes = text_of(page, "url-notes")
     assert "abc" in notes and "1e400" in notes and "float64" in notes
-    default = text_of(page, "implementation-e-gelu_tanh-max")
+    default = full_of(page, "implementation-e-gelu_tanh-max")
     assert close(default, brute_max(tanh_form(0.044715), -4, 4))
     # a reversed interval is swapped, and said so
     open_page(page, f"{app_url}/implementation?lo=3&hi=-2&lang=en")
     assert text_of(page, "implementation-msg") == content.fill(t["msg.swapped"], a="-2", b="3")
-    assert close(text_of(page, "implementation-e-gelu_sigmoid-max"), brute_max(sigmoid_form(1.702), -2, 3))
+    assert close(full_of(page, "implementation-e-gelu_sigmoid-max"), brute_max(sigmoid_form(1.702), -2, 3))
     # typed junk: an empty box and an equal pair leave the figures and say why
     box = page.locator("#implementation-lo")
     box.fill("-2")
@@ -266,6 +312,7 @@ def test_a_cancelled_job_says_so_with_the_command_that_resumes_it(page, app_url,
 
     monkeypatch.setattr(D, "F32_PLAN", {"mode": "range", "interval": (1.0, 64.0), "chunk_bits": 16})  # long enough to stop
     open_page(page, f"{app_url}/implementation?dtype=float32&lang=en")
+    unfold(page, "implementation-more-prec")
     assert page.locator("#implementation-acc .job-cancel").is_hidden()  # nothing runs: nothing to cancel
     page.click("#implementation-acc .run-button")
     page.locator("#implementation-acc .job-cancel").wait_for(state="visible")

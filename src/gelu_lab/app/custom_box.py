@@ -1,9 +1,9 @@
 """The "your own activation" box, for any page: a formula in the URL, compared with GELU.
 
-A page that shows the box (Overview; Implementation later) does three things:
+A page that shows the box (Implementation, in a "more detail" fold) does three things:
 
     PARAMS = [..., *custom_box.params()]           # f, f_lo, f_hi in the query string
-    custom_box.box("<slug>", state, lang)          # in its layout
+    custom_box.box("<slug>", state, lang)          # in its layout (custom_box.asked(state): the URL sets it)
     custom_box.register("<slug>")                  # once, at import, for the callbacks
 
 Ids are "<slug>-f", "<slug>-f_lo", "<slug>-f_hi" (so the shell mirrors them into the
@@ -23,7 +23,7 @@ from ..analysis import custom
 from ..figures.custom import custom_figure
 from ..analysis.user_formula import MAX_LENGTH, FormulaError
 from . import content
-from .components import fmt, graph, md, message, number, readout, readouts
+from .components import full, graph, md, message, number, readout, readouts, sig
 from .state import Param, inputs
 
 DEFAULT = "x*sigmoid(a*x)"
@@ -51,6 +51,11 @@ def params() -> list[Param]:
     return [F, LO, HI]
 
 
+def asked(state: dict) -> bool:
+    """Whether the URL sets the box (not its defaults): a shared link opens the fold that holds it."""
+    return any(state[p.name] != p.default for p in params())
+
+
 def _t(lang: str) -> dict:
     return content.text(lang, "custom")
 
@@ -71,12 +76,12 @@ def _figure(c: custom.Comparison, t: dict):
 
 def _numbers(c: custom.Comparison, t: dict, lang: str) -> tuple:
     """(err, at, gerr, gat, a, a label, derivative, message) as the reader sees them."""
-    a = "—" if c.a is None else f"{c.a:.6g}"
+    a = "—" if c.a is None else full(c.a)  # the fitted constant: four figures, all of them on hover
     note = ""
     if c.nonfinite:
-        note = content.fill(t["msg.nonfinite"], n=c.nonfinite, m=custom.FINE, x=fmt(c.argmax, 4))
+        note = content.fill(t["msg.nonfinite"], n=c.nonfinite, m=custom.FINE, x=sig(c.argmax))
     return (
-        f"{c.max_abs_error:.3e}", fmt(c.argmax, 4), f"{c.max_grad_error:.3e}", fmt(c.argmax_grad, 4),
+        f"{c.max_abs_error:.3e}", sig(c.argmax), f"{c.max_grad_error:.3e}", sig(c.argmax_grad),
         a, t["read.a"] if c.fitted else t["read.a_given"], c.derivative, note,
     )
 

@@ -3,6 +3,7 @@
     register(Job(name, kind, start, ...))      once per box, when its page is imported
     box(name, lang, button, controls=(), start_args=None) -> html.Div    the box, as the job is now
     seen(name), args(name)                      ids a page's own callbacks use
+    running(name)                               whether its job runs now
 
 One box per job a page offers (Implementation: the float32 sweep and the bench;
 FFN: a training run; Misconceptions: the run a claim needs). Its parts have
@@ -73,6 +74,12 @@ def seen(name: str) -> dict:
 def args(name: str) -> dict:
     """The id of the box's store of start arguments (a page's callback keeps it current)."""
     return _id("args", name)
+
+
+def running(name: str) -> bool:
+    """Whether the job of box `name` runs now (a page then shows the fold that holds the box open)."""
+    st = JOBS[name].state()
+    return bool(st) and st["state"] == "running"
 
 
 def _key(st: dict | None) -> str | None:
