@@ -1,4 +1,6 @@
-"""The Transformer FFN page in Chromium: the live block, the shipped results, a background run."""
+"""The Transformer FFN page in Chromium: the live block, the shipped results, a background run.
+The hidden-unit statistics, gradient norms, provenance and run control are in folds
+(components.more): a test opens a fold before it uses what the fold holds."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from importlib import resources
 import pytest
 
 from app_browser import app_url, browser, check_basics, context, open_page, page, set_slider, text_of, wait_text  # noqa: F401
+from app_folds import unfold
 from gelu_lab.app import content
 
 pytestmark = pytest.mark.xdist_group("app")
@@ -125,13 +128,16 @@ def test_stored_results_table_matches_the_shipped_file(page, app_url):
         assert cells.nth(0).inner_text() == str(i + 1)
         assert cells.nth(3).inner_text().startswith(f"{m:.3f}")
     assert page.locator("#ffn-verdict").inner_text().strip()
-    # the experiment's one command (its runs' own train commands are in the file)
+    # the experiment's one command (its runs' own train commands are in the file), and its day
+    unfold(page, "ffn-more-prov")
     prov = doc["provenance"]
+    assert f"{prov['date'][:10]} · " in page.inner_text("#ffn-prov") and prov["date"] not in page.inner_text("#ffn-prov")
     assert (prov["command"] if "experiment" in prov else prov["train_commands"][0]) in page.inner_text("#ffn-prov")
     # charts: one val-loss line per activation; the sweep has each activation too
     n_lines = page.evaluate("document.querySelector('#ffn-loss .js-plotly-plot').data.filter(t => t.fill !== 'toself').length")
     assert n_lines == len(means)
     # the unit-statistic picker redraws the chart
+    unfold(page, "ffn-more-units")
     choose(page, "ffn-metric", "pre-activation std")
     page.wait_for_function("document.querySelector('#ffn-units .js-plotly-plot').layout.title.text.startsWith('pre-activation std')")
     page.log.check()
@@ -141,12 +147,15 @@ def test_background_run_progress_survives_reload(page, app_url, own_store):
     from gelu_lab.nn import train_job as jobs
 
     open_page(page, f"{app_url}/ffn?lang=en")
+    unfold(page, "ffn-more-run")
     assert page.inner_text(STATUS).strip() == content.text("en", "ffn")["run.idle"]
     choose(page, "ffn-run-preset", content.text("en", "ffn")["preset.tiny"])
     choose(page, "ffn-run-steps", "100")
     page.click("#ffn-run .run-button")
     page.wait_for_function(f"/^(Started|Running)/.test(document.querySelector('{STATUS}').innerText)")
-    page.reload()  # the job is a separate process: a reload finds it, running or done
+    page.reload()  # the job is a separate process: a reload finds it, running (its fold open) or done
+    page.wait_for_selector("#ffn-more-run")
+    unfold(page, "ffn-more-run")
     page.wait_for_selector(STATUS)
     st = page.inner_text(STATUS)
     assert st.startswith("Running") or st.startswith("Done"), st
@@ -156,7 +165,8 @@ def test_background_run_progress_survives_reload(page, app_url, own_store):
     assert page.get_attribute("#ffn-run progress", "value") == page.get_attribute("#ffn-run progress", "max") == "100"
     # the finished run joins the experiments: its group appears, and a reload still says done
     page.reload()
-    page.wait_for_selector(STATUS)
+    page.wait_for_selector("#ffn-more-run")
+    unfold(page, "ffn-more-run")
     assert page.inner_text(STATUS).startswith("Done")
     page.click("#ffn-group")
     assert page.get_by_role("option").filter(has_text="your runs store").count() == 1
@@ -181,10 +191,12 @@ def test_an_interrupted_run_is_listed_with_the_command_that_resumes_it(page, app
                           "print(Store(sys.argv[1]).start_run('train', 'relu/test', json.loads(sys.argv[2])))", own_store, json.dumps(config)],
                          check=True, capture_output=True, text=True).stdout.strip()
     open_page(page, f"{app_url}/ffn?lang=en")
+    unfold(page, "ffn-more-run")
     t = content.text("en", "ffn")
     listed = page.inner_text("#ffn-unfinished")
     assert t["unfinished.h"] in listed
-    assert content.fill(t["unfinished.interrupted"], run=run, what="relu · quick · seed 3 · 600 steps", step="0", steps="600") in listed
+    what = content.fill(t["unfinished.what"], act="ReLU", preset=t["preset.quick"], seed="3", steps="600")  # in words: no registry names
+    assert content.fill(t["unfinished.interrupted"], run=run, what=what, step="0", steps="600") in listed
     assert page.inner_text("#ffn-unfinished .job-cmd") == f"gelu-lab train --resume {run}"  # the reader's own store: no --store
     page.log.check()
 
@@ -193,7 +205,9 @@ def test_the_page_fits_a_1366_px_window(page, app_url):
     """The provenance command lines wrap inside their box: nothing is wider than the window."""
     page.set_viewport_size({"width": 1366, "height": 900})
     open_page(page, f"{app_url}/ffn?lang=en")
-    assert page.locator(".prov-cmd").count() > 0
+    for fold in page.evaluate("[...document.querySelectorAll('details.more')].map(d => d.id)"):  # everything laid out
+        unfold(page, fold)
+    assert page.locator(".prov-cmd").count() > 0 and page.locator(".prov-cmd").first.is_visible()
     wide = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert wide[0] <= wide[1], f"the page is {wide[0]} px wide in a {wide[1]} px window"
     page.log.check()

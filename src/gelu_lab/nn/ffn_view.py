@@ -59,12 +59,13 @@ def _groups(runs: list[dict]) -> dict[str, list[dict]]:
 
 def group_options(runs: list[dict]) -> list[dict]:
     """The experiments of `runs`, the default first (the main cell of the learning-rate
-    experiment, else the largest group at the small, nanoGPT, init): [{"key", "label", "n",
-    "sources", "best_lr"}] ("best_lr": a cell whose activations train at their own rates)."""
+    experiment, else the largest group at the small, nanoGPT, init): [{"key", "config", "n",
+    "sources", "best_lr"}] ("best_lr": a cell whose activations train at their own rates; the
+    page names a group in words from its "config")."""
     exp = [(k, m) for k, m in _groups(runs).items() if k.startswith("cell:")]
     rest = sorted(R.groups(runs).items(), key=lambda g: (-len(g[1]), R.fc_value(g[1][0]["config"])))
     # a cell's runs have each their activation's rate: its label names none
-    return [{"key": key, "label": R.group_label({**m[0]["config"], "lr": None} if key.startswith("cell:") else m[0]["config"]), "n": len(m),
+    return [{"key": key, "config": {**m[0]["config"], "lr": None} if key.startswith("cell:") else m[0]["config"], "n": len(m),
              "sources": sorted({r["source"] for r in m}), "best_lr": key.startswith("cell:")} for key, m in exp + rest]
 
 
@@ -98,14 +99,19 @@ def group(runs: list[dict], key: str, metric: str = "dead") -> dict | None:
             "grad": [R.bands(gruns, "grad_fc", i) for i in range(R.n_layers(gruns))]}
 
 
+def day(stamp) -> str:
+    """An ISO time stamp as the page shows it: its date ("2026-12-01T17:24:50+00:00" -> "2026-12-01")."""
+    return str(stamp)[:10] if stamp else "?"
+
+
 def provenance(gruns: list[dict], shipped: dict) -> list[dict]:
-    """Where each source of a group's runs came from: [{"source", "date", "machine",
-    "versions", "commands"}] (the shipped set's provenance, else its first run's)."""
+    """Where each source of a group's runs came from: [{"source", "date" (a day), "processor",
+    "cpus", "versions", "commands"}] (the shipped set's provenance, else its first run's)."""
     out = []
     for src in sorted({r["source"] for r in gruns}):
         p = shipped if src == "shipped" and shipped else next(r for r in gruns if r["source"] == src)["provenance"]
-        out.append({"source": src, "date": str(p.get("date", "?")), "machine": f"{p.get('processor', '?')} ({p.get('cpus', '?')} CPUs)",
-                    "versions": f"python {p.get('python', '?')}, torch {p.get('torch', '?')}, gelu-lab {p.get('gelu_lab', '?')}",
+        out.append({"source": src, "date": day(p.get("date")), "processor": str(p.get("processor", "?")), "cpus": str(p.get("cpus", "?")),
+                    "versions": f"Python {p.get('python', '?')}, PyTorch {p.get('torch', '?')}, gelu-lab {p.get('gelu_lab', '?')}",
                     # an experiment's runs: the one command that made them all
                     "commands": [c for c in ([p.get("command", "")] if "experiment" in p else p.get("train_commands") or [p.get("command", "")]) if c]})
     return out
@@ -156,15 +162,16 @@ def decision(runs: list[dict]) -> dict | None:
 
 
 def run_time(preset: str = "quick") -> dict:
-    """What one shipped run of `preset` took (measured, not promised): median wall seconds, steps, machine."""
+    """What one shipped run of `preset` took (measured, not promised): median wall seconds,
+    steps, and the machine ("cpu", "cpus", "threads": the page says them in words)."""
     runs, _ = pool(store=False)
     runs = [r for r in runs if r["config"].get("preset") == preset and (r.get("final") or {}).get("wall_s")]
     if not runs:
-        return {"wall": NONE, "steps": NONE, "machine": NONE}
+        return {"wall": NONE, "steps": NONE, "cpu": NONE, "cpus": NONE, "threads": NONE}
     walls = sorted(r["final"]["wall_s"] for r in runs)
     p = runs[0]["provenance"]
     return {"wall": f"{walls[len(walls) // 2]:.0f}", "steps": str(runs[0]["config"]["steps"]),
-            "machine": f"{p.get('processor', '?')}, {p.get('cpus', '?')} CPUs, {runs[0]['final'].get('threads', '?')} thread(s)"}
+            "cpu": str(p.get("processor", "?")), "cpus": str(p.get("cpus", "?")), "threads": str(runs[0]["final"].get("threads", "?"))}
 
 
 def start_run(store_path, args: dict) -> dict:
@@ -178,7 +185,7 @@ def start_run(store_path, args: dict) -> dict:
 
 def unfinished(store_path) -> list[dict]:
     """The training runs of the store at `store_path` that have not finished, oldest first:
-    {"id", "status" ("running" or "interrupted"), "what", "step", "steps", "resume"}.
+    {"id", "status" ("running" or "interrupted"), "activation", "preset", "seed", "step", "steps", "resume"}.
     ``resume``: the command that continues an interrupted run (``--store`` when the
     store is not the reader's default one); "" while its process still runs it."""
     from ..results.store import Store, default_path
@@ -195,6 +202,6 @@ def unfinished(store_path) -> list[dict]:
             c = r["config"]
             step = max((m["step"] for m in s.metrics(r["id"], "val_loss")), default=0)
             out.append({"id": r["id"], "status": r["status"], "step": step, "steps": c.get("steps"),
-                        "what": f"{c.get('activation')} · {c.get('preset')} · seed {c.get('seed')} · {c.get('steps')} steps",
+                        "activation": c.get("activation"), "preset": c.get("preset"), "seed": c.get("seed"),
                         "resume": resume_command(r["id"], store_arg) if r["status"] == "interrupted" else ""})
     return out

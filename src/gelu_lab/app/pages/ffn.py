@@ -1,4 +1,6 @@
-"""Transformer FFN: the block live, the experiment that decides, stored training runs per activation, a run control.
+"""Transformer FFN: the block live and the experiment that decides first; the training runs per
+activation, with the hidden-unit statistics, gradient norms, provenance and a run control folded
+behind "more detail" (components.more).
 
 The numbers come from :mod:`gelu_lab.nn.ffn_view`: the runs of the reader's runs store
 together with the result set shipped in ``gelu_lab/data/ffn_results.json``. The run
@@ -22,7 +24,7 @@ from ...nn import train_job
 from ...results.store import default_path
 from .. import content, job_box
 from . import ffn_decision as decision
-from ..components import dropdown, graph, md, message, prose, readout, readouts, section, slider, values_table
+from ..components import dropdown, graph, md, message, more, prose, readout, readouts, section, slider, values_table
 from ..state import Param, inputs
 
 ACT = Param("act", "gelu", choices=tuple(activations.names()))
@@ -47,8 +49,15 @@ def live(act, sigma, lang, t):
     return figs.block_figure(d["centers"], d["density"], d["xs"], d["ys"], labels, color=figs.COLORS.get(act, figs.NEUTRAL)), d["readouts"]
 
 
+def group_label(c: dict, t) -> str:
+    """A group of runs in words: its model, steps, learning rate (none for a cell: each activation has its own) and FFN init."""
+    lr = "" if c.get("lr") is None else content.fill(t["group.lr"], lr=f"{c['lr']:g}")
+    fc = t["fc.unit"] if c.get("fc_init_std") == "unit" else str(c.get("fc_init_std"))
+    return content.fill(t["group.label"], layers=str(c.get("n_layer")), width=str(c.get("n_embd")), steps=str(c.get("steps")), lr=lr, fc=fc)
+
+
 def group_options(runs, t):
-    return [{"label": content.fill(t["group.option.best" if g["best_lr"] else "group.option"], label=g["label"], n=str(g["n"]),
+    return [{"label": content.fill(t["group.option.best" if g["best_lr"] else "group.option"], label=group_label(g["config"], t), n=str(g["n"]),
                                    src=" + ".join(t[f"src.{s}"] for s in g["sources"])), "value": g["key"]} for g in data.group_options(runs)]
 
 
@@ -84,13 +93,26 @@ def _table(rows, names, t):
 
 def _provenance(sources, t):
     return html.Div([html.Div([html.Strong(t[f"src.{p['source']}"] + ": "),
-                               html.Span(content.fill(t["prov.line"], date=p["date"], machine=p["machine"], versions=p["versions"])),
+                               html.Span(content.fill(t["prov.line"], date=p["date"], versions=p["versions"],
+                                                      machine=content.fill(t["prov.machine"], cpu=p["processor"], cpus=p["cpus"]))),
                                html.Pre("\n".join(p["commands"]), className="prov-cmd")]) for p in sources], id="ffn-prov-el")
 
 
-def unfinished(t):
+def run_text(t):
+    """What one run takes, measured: the shipped quick runs' median time and their machine, in words."""
+    d = data.run_time()
+    threads = content.fill(t["unit.thread" if d["threads"] == "1" else "unit.threads"], n=d["threads"])
+    return content.fill(t["run.text"], wall=d["wall"], steps=d["steps"], machine=content.fill(t["run.machine"], cpu=d["cpu"], cpus=d["cpus"], threads=threads))
+
+
+def _what(u, lang, t) -> str:
+    return content.fill(t["unfinished.what"], act=content.label(u["activation"], lang), preset=t.get(f"preset.{u['preset']}", u["preset"]),
+                        seed=str(u["seed"]), steps=str(u["steps"]))
+
+
+def unfinished(lang, t):
     """The store's unfinished runs: each with its step, and the command that resumes an interrupted one."""
-    items = [html.Li([content.fill(t[f"unfinished.{u['status']}"], run=str(u["id"]), what=u["what"], step=str(u["step"]), steps=str(u["steps"])),
+    items = [html.Li([content.fill(t[f"unfinished.{u['status']}"], run=str(u["id"]), what=_what(u, lang, t), step=str(u["step"]), steps=str(u["steps"])),
                       *([" ", html.Code(u["resume"], className="job-cmd")] if u["resume"] else [])])
              for u in data.unfinished(default_path())]
     return [html.P(t["unfinished.h"]), html.Ul(items)] if items else []
@@ -132,20 +154,20 @@ def layout(state, lang):
             dropdown("ffn-group", t["label.group"], opts, group),
             graph("ffn-loss", res["loss"]),
             graph("ffn-gap", res["gap"]),
-            dropdown("ffn-metric", t["label.metric"], [{"label": t[f"metric.{m}"], "value": m} for m in data.UNIT_METRICS], "dead"),
-            graph("ffn-units", res["units"]),
-            graph("ffn-grad", res["grad"]),
+            more(t["units.h"], dropdown("ffn-metric", t["label.metric"], [{"label": t[f"metric.{m}"], "value": m} for m in data.UNIT_METRICS], "dead"),
+                 graph("ffn-units", res["units"]), id="ffn-more-units"),
+            more(t["grad.h"], graph("ffn-grad", res["grad"]), id="ffn-more-grad"),
             html.H3(t["table.h"]), html.Div(res["table"], id="ffn-table"),
             html.P(res["verdict"], id="ffn-verdict", className="verdict"),
-            html.H3(t["prov.h"]), html.Div(res["prov"], id="ffn-prov"),
             html.H3(t["depends.h"]), md(res["explain"], id="ffn-explain"),
             *tail,
+            more(t["prov.h"], html.Div(res["prov"], id="ffn-prov"), id="ffn-more-prov"),
             id="ffn-results"),
-        section(
-            html.H2(t["run.h"]),
-            md(content.fill(t["run.text"], **data.run_time())),
+        section(more(
+            t["run.h"], md(run_text(t)),
             job_box.box(RUN.name, lang, t["run.button"], run_controls, RUN_DEFAULT),
-            html.Div(unfinished(t), id="ffn-unfinished")),
+            html.Div(unfinished(lang, t), id="ffn-unfinished"),
+            id="ffn-more-run", open=job_box.running(RUN.name))),  # a running job stays in view
     ])
 
 
@@ -188,7 +210,7 @@ def _results(group, metric, _seen, lang):
 def _runs_changed(_seen, lang):
     """The job started, ended or stopped: its run may be a new experiment, or an unfinished one."""
     t = content.text(lang, "ffn")
-    return group_options(data.pool()[0], t), unfinished(t)
+    return group_options(data.pool()[0], t), unfinished(lang, t)
 
 
 @callback(Output(job_box.args(RUN.name), "data"), *(Input(f"ffn-run-{k}", "value") for k in RUN_DEFAULT), prevent_initial_call=True)
