@@ -12,20 +12,9 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-# one colour per activation, the same on every page
-COLORS = {
-    "gelu": "#d62728",
-    "gelu_tanh": "#ff7f0e",
-    "gelu_sigmoid": "#bcbd22",
-    "relu": "#1f77b4",
-    "sigmoid": "#2ca02c",
-    "silu": "#9467bd",
-    "elu": "#8c564b",
-    "softplus": "#e377c2",
-    "mish": "#17becf",
-    "leaky_relu": "#7f7f7f",
-}
-NEUTRAL = "#555555"
+# one colour and dash per activation, the same on every page and in the report (palette.py)
+from .palette import AXIS_LINE, COLORS, GRID, LINES, NEUTRAL, PAPER, TEXT  # noqa: F401  (figures and pages import them from here)
+
 FONT = "system-ui, -apple-system, 'Segoe UI', 'Noto Sans CJK SC', 'Microsoft YaHei', sans-serif"
 
 
@@ -35,7 +24,7 @@ FONT = "system-ui, -apple-system, 'Segoe UI', 'Noto Sans CJK SC', 'Microsoft YaH
 # with the data (log scales, tiny errors) asks for it: axis(..., automargin=True).
 # tests/app_browser.check_basics fails a page whose figure has a label cut off or
 # overlapping another.
-_AXIS = {"gridcolor": "#e8ecf1", "zerolinecolor": "#c9d1d9", "linecolor": "#c9d1d9"}
+_AXIS = {"gridcolor": GRID, "zerolinecolor": AXIS_LINE, "linecolor": AXIS_LINE}
 LEGEND = {"x": 1.01, "y": 1, "xanchor": "left", "font": {"size": 12}}  # right of the plot
 
 
@@ -51,11 +40,12 @@ def axis(title: str, **kw) -> dict:
 def _base(title: str | None, height: int, left: int = 55) -> dict:
     return {
         # a layout-only template styles every axis, subplots' included
-        "template": {"layout": {"paper_bgcolor": "white", "plot_bgcolor": "white", "xaxis": _AXIS, "yaxis": _AXIS}},
+        # colorway: a trace given no colour still takes one of the palette's
+        "template": {"layout": {"paper_bgcolor": PAPER, "plot_bgcolor": PAPER, "colorway": list(LINES), "xaxis": _AXIS, "yaxis": _AXIS}},
         "title": {"text": title, "x": 0.01, "font": {"size": 15}} if title else None,
         "height": height,
         "margin": {"l": left, "r": 15, "t": 50 if title else 30, "b": 45},
-        "font": {"family": FONT, "size": 13},
+        "font": {"family": FONT, "size": 13, "color": TEXT},
         "legend": LEGEND,
         "hovermode": "x unified",
     }

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from . import COLORS, NEUTRAL, axis, figure
+from . import COLORS, NEUTRAL, axis, figure, palette
 
-LAYER_COLORS = ["#08306b", "#2171b5", "#4292c6", "#6baed6", "#d94801", "#a63603"]
+LAYER_COLORS = palette.LINES  # six layers, six colours apart under CVD, cool (first) to warm (last)
 
 
 def _grid(n: int, cols: int, titles, gap_x=0.06, gap_y=0.16) -> dict:
@@ -37,7 +37,7 @@ def histogram_figure(panels: list[dict], labels: dict) -> go.Figure:
         k = "" if i == 0 else str(i + 1)
         ref = {"xaxis": f"x{k}", "yaxis": f"y{k}", "showlegend": i == 0}
         traces += [
-            {"type": "bar", "x": p["centers"], "y": p["density"], "name": labels["data"], "marker": {"color": "#9ecae1", "line": {"width": 0}},
+            {"type": "bar", "x": p["centers"], "y": p["density"], "name": labels["data"], "marker": {"color": palette.fill(palette.SKY_BLUE, 0.5), "line": {"width": 0}},
              **ref, "legendgroup": "data"},
             {"type": "scatter", "x": p["x"], "y": p["std_pdf"], "name": labels["std"], "mode": "lines",
              "line": {"color": NEUTRAL, "width": 1.6, "dash": "dash"}, **ref, "legendgroup": "std"},
@@ -68,7 +68,7 @@ def drift_figure(series: dict, together: dict, names: dict, labels: dict) -> go.
         if a in series:
             xs, ys = series[a]
             traces.append({"type": "scatter", "x": xs, "y": ys, "name": names[a], "legendgroup": a, "mode": "lines+markers",
-                           "line": {"color": color, "width": 2}, "marker": {"size": 8}})
+                           "line": palette.line(a, width=2), "marker": {"size": 8}})
         if a in together:
             traces.append({"type": "scatter", "x": [labels["all"]], "y": [together[a]], "name": names[a], "legendgroup": a,
                            "showlegend": a not in series, "mode": "markers", "marker": {"color": color, "size": 12, "symbol": "diamond"}})

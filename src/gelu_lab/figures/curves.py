@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from . import COLORS, LEGEND, axis, figure
+from . import LEGEND, axis, figure, palette
 
 # How a ticked and an unticked curve are drawn; the Overview's clientside callback
 # (assets/gelu_lab.js `visible`) restyles the drawn figure with these same two.
@@ -25,7 +25,7 @@ def activation_curves(x, curves: dict, names: dict, xlabel: str, ylabel: str, ti
         {
             "type": "scatter", "x": x, "y": y, "name": names[key], "meta": key,
             **({} if shown is None or key in shown else HIDDEN),
-            "line": {"color": COLORS.get(key), "dash": "dash" if key in ("gelu_tanh", "gelu_sigmoid") else None, "width": 2.5 if key == "gelu" else 2},
+            "line": palette.line(key),  # ten curves, six colours: the dash tells apart those that share one
         }
         for key, y in curves.items()
     ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from . import COLORS, NEUTRAL, axis, figure, side_by_side, span
+from . import COLORS, NEUTRAL, TEXT, axis, figure, palette, side_by_side, span
 
 # trace order of gate_figure, used by the clientside callback that moves x
 SHADE, MARK_IN, MARK_OUT, LABEL = 1, 4, 5, 6
@@ -28,7 +28,7 @@ def gate_figure(grid, density, gelu, x: float, phi_x: float, gelu_x: float, labe
     traces = [
         {"type": "scatter", "x": grid, "y": density, "name": labels["density"], "line": {"color": NEUTRAL}},
         {"type": "scatter", "x": grid[:n], "y": density[:n], "name": labels["area"], "fill": "tozeroy",
-         "line": {"color": COLORS["gelu"], "width": 0}, "fillcolor": "rgba(214,39,40,0.35)"},
+         "line": {"color": COLORS["gelu"], "width": 0}, "fillcolor": palette.fill(COLORS["gelu"], 0.35)},
         {"type": "scatter", "x": grid, "y": grid, "name": labels["identity"], "line": {"color": NEUTRAL, "dash": "dot", "width": 1}, **right},
         {"type": "scatter", "x": grid, "y": gelu, "name": labels["output"], "line": {"color": COLORS["gelu"], "width": 2.5}, **right},
         {"type": "scatter", "x": [x], "y": [x], "name": labels["input"], "mode": "markers",
@@ -36,7 +36,7 @@ def gate_figure(grid, density, gelu, x: float, phi_x: float, gelu_x: float, labe
         {"type": "scatter", "x": [x], "y": [gelu_x], "name": labels["output"], "mode": "markers",
          "marker": {"size": 11, "color": COLORS["gelu"]}, "showlegend": False, **right},
         {"type": "scatter", "x": [x], "y": [LABEL_Y], "text": [phi_label(x, phi_x)], "mode": "text", "textposition": "middle left",
-         "textfont": {"color": COLORS["gelu"]}, "showlegend": False, "hoverinfo": "skip"},
+         "textfont": {"color": TEXT}, "showlegend": False, "hoverinfo": "skip"},
     ]
     lay = side_by_side([labels["density_title"], labels["output_title"]], gap=0.1)
     xr = [float(grid[0]), float(grid[-1])]
@@ -58,7 +58,7 @@ def bernoulli_figure(n, gelu_running, dropout_running, relu_running, gelu: float
     traces = []
     for key, run, limit, color in (
         ("gelu", gelu_running, gelu, COLORS["gelu"]),
-        ("dropout", dropout_running, dropout, COLORS["silu"]),
+        ("dropout", dropout_running, dropout, palette.SKY_BLUE),
         ("relu", relu_running, relu, COLORS["relu"]),
     ):
         traces.append({"type": "scatter", "x": n, "y": run, "name": labels[key], "line": {"color": color}})

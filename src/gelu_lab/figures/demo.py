@@ -7,7 +7,7 @@ import math
 
 import plotly.graph_objects as go
 
-from . import COLORS, NEUTRAL, axis, figure, stacked
+from . import COLORS, NEUTRAL, axis, figure, palette, stacked
 
 VALUES = ("gelu", "gelu_tanh", "gelu_sigmoid", "relu")
 ERRORS = (("tanh_abs_err", "gelu_tanh"), ("sigmoid_abs_err", "gelu_sigmoid"))
@@ -28,7 +28,7 @@ def table_figure(rows: list[dict], labels: dict) -> go.Figure:
     xs = [_finite_or_none(r["x"]) for r in rows]
     traces = [
         {"type": "scatter", "mode": "lines+markers", "x": xs, "y": [_finite_or_none(r[c]) for r in rows], "name": labels[c],
-         "line": {"color": COLORS[c], "width": 2, "dash": "dot" if c == "relu" else None}, "marker": {"size": 6}}
+         "line": palette.line(c, width=2), "marker": {"size": 6}}
         for c in VALUES
     ]
     traces += [
@@ -55,7 +55,7 @@ def tail_figure(curve: dict, zero_edge: float, rel_edge: float, tol: float, labe
         {"type": "scatter", "mode": "lines", "x": x, "y": [_finite_or_none(v, positive=True) for v in curve[c]], "name": labels[c],
          "line": {"color": color, "width": width, "dash": dash}}
         # gelu_lab broad underneath, the seed thin on top: where they agree both show, where the seed is 0 it stops
-        for c, color, width, dash in (("gelu_lab", COLORS["gelu"], 5, None), ("seed", "#111111", 2, "dot"))
+        for c, color, width, dash in (("gelu_lab", COLORS["gelu"], 5, None), ("seed", palette.BLUE, 2, "dot"))
     ]
     traces.append({"type": "scatter", "mode": "lines", "x": x, "y": [_finite_or_none(v, positive=True) for v in curve["rel"]],
                    "name": labels["err"], "line": {"color": NEUTRAL, "width": 1.5}, "xaxis": "x2", "yaxis": "y2"})
@@ -64,6 +64,6 @@ def tail_figure(curve: dict, zero_edge: float, rel_edge: float, tol: float, labe
     lay["yaxis2"].update(axis(labels["err"], type="log", exponentformat="power"))
     lay["xaxis2"].update(axis(labels["x"]))
     hline = {"type": "line", "xref": "x2", "yref": "y2", "x0": min(x), "x1": max(x), "line": {"color": NEUTRAL, "width": 1, "dash": "dash"}}
-    vline = {"type": "line", "xref": "x2", "yref": "paper", "y0": 0, "y1": 1, "line": {"color": COLORS["relu"], "width": 1, "dash": "dot"}}
+    vline = {"type": "line", "xref": "x2", "yref": "paper", "y0": 0, "y1": 1, "line": {"color": palette.BLUE, "width": 1, "dash": "dot"}}  # the seed's edges, in the seed's colour
     shapes = [{**hline, "y0": v, "y1": v} for v in (tol, 1.0)] + [{**vline, "x0": v, "x1": v} for v in (rel_edge, zero_edge)]
     return figure(traces, labels["title"], height=480, hovermode="x unified", shapes=shapes, **lay)

@@ -8,12 +8,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from . import COLORS, NEUTRAL, axis, figure, side_by_side
-
-
-def _rgba(hex_color: str, alpha: float) -> str:
-    h = hex_color.lstrip("#")
-    return f"rgba({int(h[0:2], 16)},{int(h[2:4], 16)},{int(h[4:6], 16)},{alpha})"
+from . import COLORS, NEUTRAL, axis, figure, palette, side_by_side
 
 
 def block_figure(centers, density, xs, act_y, labels: dict, color: str = COLORS["gelu"]) -> go.Figure:
@@ -23,7 +18,7 @@ def block_figure(centers, density, xs, act_y, labels: dict, color: str = COLORS[
     """
     width = float(centers[1] - centers[0]) if len(centers) > 1 else 1.0
     traces = [
-        {"type": "bar", "x": centers, "y": density, "width": width, "name": labels["hist"], "marker": {"color": _rgba(NEUTRAL, 0.45)}},
+        {"type": "bar", "x": centers, "y": density, "width": width, "name": labels["hist"], "marker": {"color": palette.fill(NEUTRAL, 0.45)}},
         {"type": "scatter", "x": xs, "y": act_y, "name": labels["act"], "line": {"color": color, "width": 2.5}, "yaxis": "y2"},
     ]
     return figure(traces, labels["title"], height=360, hovermode="closest", bargap=0,
@@ -32,21 +27,21 @@ def block_figure(centers, density, xs, act_y, labels: dict, color: str = COLORS[
                   margin={"l": 55, "r": 55, "t": 50, "b": 45})
 
 
-def _band_traces(b: dict, name: str, color: str, showlegend=True, group=None, axes: dict | None = None) -> list[dict]:
-    axes = axes or {}
+def _band_traces(b: dict, name: str, act: str, showlegend=True, group=None, axes: dict | None = None) -> list[dict]:
+    axes, color = axes or {}, palette.color(act)
     out = []
     if b["n"] > 1:  # min..max over seeds as a filled band
         out.append({"type": "scatter", "x": b["step"] + b["step"][::-1], "y": b["hi"] + b["lo"][::-1], "fill": "toself",
-                    "line": {"width": 0}, "fillcolor": _rgba(color, 0.18), "hoverinfo": "skip", "showlegend": False,
+                    "line": {"width": 0}, "fillcolor": palette.fill(color, 0.18), "hoverinfo": "skip", "showlegend": False,
                     "legendgroup": group or name, **axes})
     out.append({"type": "scatter", "x": b["step"], "y": b["mean"], "name": f"{name} (n={b['n']})" if showlegend else name,
-                "line": {"color": color, "width": 2}, "showlegend": showlegend, "legendgroup": group or name, **axes})
+                "line": palette.line(act, width=2), "showlegend": showlegend, "legendgroup": group or name, **axes})
     return out
 
 
 def band_figure(bands: dict, names: dict, labels: dict, log_y: bool = False, height: int = 360) -> go.Figure:
     """One line per activation (mean over seeds) with a min..max band. labels: title, x, y."""
-    traces = [tr for act, b in bands.items() for tr in _band_traces(b, names.get(act, act), COLORS.get(act, NEUTRAL))]
+    traces = [tr for act, b in bands.items() for tr in _band_traces(b, names.get(act, act), act)]
     return figure(traces, labels["title"], height=height, xaxis=axis(labels["x"]),
                   yaxis=axis(labels["y"], type="log" if log_y else "linear"))
 
@@ -59,7 +54,7 @@ def layers_figure(per_layer: list[dict], names: dict, labels: dict, log_y: bool 
     for i, bands in enumerate(per_layer):
         k = "" if i == 0 else str(i + 1)
         for act, b in bands.items():
-            traces += _band_traces(b, names.get(act, act), COLORS.get(act, NEUTRAL), showlegend=i == 0, group=act,
+            traces += _band_traces(b, names.get(act, act), act, showlegend=i == 0, group=act,
                                    axes={"xaxis": f"x{k}", "yaxis": f"y{k}"})
     for i in range(n):
         k = "" if i == 0 else str(i + 1)
@@ -77,7 +72,7 @@ def gap_figure(bands: dict, ref: str, names: dict, labels: dict) -> go.Figure:
             continue
         pts = [(s, m - r[s]) for s, m in zip(b["step"], b["mean"]) if s in r]
         traces.append({"type": "scatter", "x": [p[0] for p in pts], "y": [p[1] for p in pts], "name": names.get(act, act),
-                       "line": {"color": COLORS.get(act, NEUTRAL), "width": 2}})
+                       "line": palette.line(act, width=2)})
     zero = {"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": 0, "y1": 0,
             "line": {"color": COLORS.get(ref, NEUTRAL), "dash": "dash"}}
     # differences: tick labels as long as the gaps are small
@@ -94,11 +89,11 @@ def lr_figure(sweep: dict, chosen: dict, names: dict, labels: dict) -> go.Figure
         xs = sorted(per)
         color = COLORS.get(act, NEUTRAL)
         traces.append({"type": "scatter", "x": xs, "y": [per[x] for x in xs], "name": names.get(act, act), "mode": "lines+markers",
-                       "legendgroup": act, "line": {"color": color, "width": 2}})
+                       "legendgroup": act, "line": palette.line(act, width=2)})
         if act in chosen and chosen[act] in per:
             traces.append({"type": "scatter", "x": [chosen[act]], "y": [per[chosen[act]]], "mode": "markers", "legendgroup": act,
                            "showlegend": False, "hovertemplate": labels["chosen"] + "<extra></extra>",
-                           "marker": {"size": 16, "color": "rgba(0,0,0,0)", "line": {"color": color, "width": 2}}})
+                           "marker": {"size": 16, "color": palette.fill(color, 0), "line": {"color": color, "width": 2}}})
     return figure(traces, labels["title"], height=360, hovermode="closest",
                   xaxis=axis(labels["x"], type="log", tickvals=rates, ticktext=[f"{r:g}" for r in rates]), yaxis=axis(labels["y"]))
 
@@ -110,7 +105,7 @@ def trend_figure(points: list[dict], labels: dict) -> go.Figure:
     first activation of the pair has the lower loss.
     """
     traces, widths = [], sorted({p["width"] for p in points})
-    palette = (COLORS["gelu"], NEUTRAL)
+    colors = (COLORS["gelu"], NEUTRAL)
     for i, name in enumerate(dict.fromkeys(p["series"] for p in points)):
         pts = sorted((p for p in points if p["series"] == name), key=lambda p: p["width"])
         hi = [p["hi"] - p["mean"] if p["hi"] == p["hi"] else 0.0 for p in pts]
@@ -119,7 +114,7 @@ def trend_figure(points: list[dict], labels: dict) -> go.Figure:
                        "mode": "lines+markers", "customdata": [p["n"] for p in pts],
                        "hovertemplate": "d = %{x}: %{y:.4f} (n = %{customdata})<extra>" + name + "</extra>",
                        "error_y": {"type": "data", "symmetric": False, "array": hi, "arrayminus": lo, "visible": True},
-                       "line": {"color": palette[i % 2], "width": 2, "dash": ("solid", "dash")[i % 2]}, "marker": {"symbol": ("circle", "square")[i % 2], "size": 9}})
-    zero = {"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": 0, "y1": 0, "line": {"color": "#999999", "dash": "dot"}}
+                       "line": {"color": colors[i % 2], "width": 2, "dash": ("solid", "dash")[i % 2]}, "marker": {"symbol": ("circle", "square")[i % 2], "size": 9}})
+    zero = {"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": 0, "y1": 0, "line": {"color": NEUTRAL, "dash": "dot"}}
     return figure(traces, labels["title"], height=360, hovermode="closest", shapes=[zero],
                   xaxis=axis(labels["x"], type="log", tickvals=widths, ticktext=[str(w) for w in widths]), yaxis=axis(labels["y"], automargin=True))

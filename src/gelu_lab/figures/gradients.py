@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from . import COLORS, axis, figure, side_by_side
+from . import NEUTRAL, axis, figure, palette, side_by_side
 
 
 def derivatives_figure(x, curves: dict, names: dict, points: list, labels: dict) -> go.Figure:
@@ -14,11 +14,12 @@ def derivatives_figure(x, curves: dict, names: dict, points: list, labels: dict)
     traces = []
     for key, y in curves.items():
         name = key.split(".")[0]
-        line = {"color": COLORS.get(name), "dash": "dash" if key.endswith(".grad2") else None, "width": 2.5 if name == "gelu" else 2}
+        # here the dash tells GELU'' from GELU' (the colour tells the activation)
+        line = palette.line(name, dash="dash" if key.endswith(".grad2") else "solid")
         traces.append({"type": "scatter", "x": x, "y": y, "name": names[key], "line": line})
     traces.append(
         {"type": "scatter", "x": [p[0] for p in points], "y": [p[1] for p in points], "text": [p[2] for p in points], "mode": "markers+text",
-         "textposition": "top center", "marker": {"size": 9, "color": "black", "symbol": "x"}, "name": labels["points"], "textfont": {"size": 11}}
+         "textposition": "top center", "marker": {"size": 9, "color": NEUTRAL, "symbol": "x"}, "name": labels["points"], "textfont": {"size": 11}}
     )
     return figure(traces, labels["title"], height=440, hovermode="closest", xaxis=axis(labels["x"]), yaxis=axis(labels["y"], range=[-0.6, 1.4]))
 
@@ -38,7 +39,7 @@ def flow_figure(flows: dict, names: dict, labels: dict) -> go.Figure:
         for name, norms in flows[arch].items():
             traces.append(
                 {"type": "scatter", "x": list(range(len(norms))), "y": norms, "name": names[name], "legendgroup": name, "showlegend": i == 0,
-                 "line": {"color": COLORS.get(name), "width": 2.5 if name == "gelu" else 2}, "mode": "lines+markers", "marker": {"size": 4},
+                 "line": palette.line(name), "mode": "lines+markers", "marker": {"size": 4},
                  "xaxis": f"x{k}", "yaxis": f"y{k}"}
             )
     lay["yaxis"].update(axis(labels["ratio"]))

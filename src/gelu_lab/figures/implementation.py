@@ -6,10 +6,10 @@ import math
 
 import plotly.graph_objects as go
 
-from . import COLORS, NEUTRAL, axis, figure
+from . import COLORS, NEUTRAL, axis, figure, palette
 
 # one colour per implementation of the precision table, in the palette of the forms
-IMPL_COLORS = {"gelu": COLORS["gelu"], "gelu_tanh": "#9467bd", "torch:gelu": "#1f77b4", "torch:gelu_tanh": COLORS["gelu_tanh"]}
+IMPL_COLORS = {"gelu": COLORS["gelu"], "gelu_tanh": COLORS["gelu_tanh"], "torch:gelu": palette.BLUE, "torch:gelu_tanh": palette.SKY_BLUE}
 FORM_COLORS = {"erf": COLORS["gelu"], "tanh": COLORS["gelu_tanh"], "sigmoid": COLORS["gelu_sigmoid"]}
 
 
@@ -30,7 +30,7 @@ def error_figure(x, curves: dict, maxima: dict, names: dict, labels: dict, log: 
             continue
         color = COLORS.get(key.split(".")[0], NEUTRAL)
         traces.append({"type": "scatter", "x": [p[0] for p in pts], "y": [p[1] for p in pts], "mode": "markers",
-                       "marker": {"size": 10, "symbol": "x", "color": color, "line": {"width": 1, "color": "black"}},
+                       "marker": {"size": 10, "symbol": "x", "color": color, "line": {"width": 1, "color": NEUTRAL}},
                        "name": f"{labels['maxima']} · {names[key]}", "legendgroup": key, "hovertemplate": "x = %{x:.6f}<br>%{y:.4e}<extra></extra>"})
     yaxis = axis(labels["y"], exponentformat="power", automargin=True)  # errors: tick labels as long as they are small
     if log:
@@ -61,7 +61,7 @@ def cost_figure(bars: dict, roofline: float | None, backends: list, names: dict,
                "hovertemplate": "%{x}: %{y:.3f} Gelem/s<extra>" + names[form] + "</extra>"} for form, ys in bars.items()]
     shapes, notes = [], []
     if roofline:
-        shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": roofline, "y1": roofline, "line": {"color": "black", "dash": "dash", "width": 1.5}})
+        shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": roofline, "y1": roofline, "line": {"color": NEUTRAL, "dash": "dash", "width": 1.5}})
         # on a log axis an annotation's y is log10 of the value (a shape's is the value itself)
         notes.append({"xref": "paper", "x": 1, "y": math.log10(roofline), "xanchor": "right", "yanchor": "bottom", "showarrow": False,
                       "text": f"{labels['roofline']}: {roofline:.2f}", "font": {"size": 12}})

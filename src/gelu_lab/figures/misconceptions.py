@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from .. import activations
 from ..analysis.claims import ERROR_BOUND
 from ..analysis.errors import error_curves
-from . import COLORS, NEUTRAL, axis, figure
+from . import COLORS, NEUTRAL, axis, figure, palette
 
 HEIGHT = 290
 
@@ -32,13 +32,13 @@ def curves_figure(x, curves: list[tuple], labels: dict, points=(), threshold=Non
     labels: title, x, y."""
     traces = [
         {"type": "scatter", "mode": "lines+markers" if len(x) < 20 else "lines", "x": x, "y": y, "name": name,
-         "line": {"color": COLORS.get(color, NEUTRAL), "width": 2}}
+         "line": palette.line(color, width=2)}
         for name, y, color in curves
     ]
     if points:
         traces.append({"type": "scatter", "mode": "markers+text", "x": [p[0] for p in points], "y": [p[1] for p in points],
                        "text": [p[2] for p in points], "textposition": "top center", "showlegend": False,
-                       "marker": {"color": "black", "size": 8, "symbol": "x"}, "textfont": {"size": 11}})
+                       "marker": {"color": NEUTRAL, "size": 8, "symbol": "x"}, "textfont": {"size": 11}})
     return figure(
         traces, labels["title"], hovermode="closest",
         xaxis=axis(labels["x"], type="log" if log_x else "linear"),
@@ -148,7 +148,7 @@ def _lower_loss(f, t):
     o = f["over_training"][1:]  # step 0: the same weights, a difference of the activations alone
     x = [p["step"] for p in o]
     band = {"type": "scatter", "x": x + x[::-1], "y": [p["hi"] for p in o] + [p["lo"] for p in o][::-1], "fill": "toself",
-            "fillcolor": "rgba(214,39,40,0.15)", "line": {"width": 0}, "hoverinfo": "skip", "showlegend": False}
+            "fillcolor": palette.fill(COLORS["gelu"], 0.15), "line": {"width": 0}, "hoverinfo": "skip", "showlegend": False}
     mean = {"type": "scatter", "x": x, "y": [p["mean"] for p in o], "mode": "lines+markers", "line": {"color": COLORS["gelu"], "width": 2},
             "showlegend": False, "hovertemplate": "%{x}: %{y:.4f}<extra></extra>"}
     return figure([band, mean], t["fig.lower"], height=HEIGHT, hovermode="closest", xaxis=axis(t["fig.lower.x"]),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from . import COLORS, NEUTRAL, axis, figure, stacked
+from . import COLORS, NEUTRAL, axis, figure, palette, stacked
 
 FAMILY = 2  # trace index of x sigmoid(beta x) in family_figure (moved clientside)
 
@@ -17,7 +17,7 @@ def gates_figure(x, Phi, sig1702, sig1, labels: dict) -> go.Figure:
     """
     traces = [
         {"type": "scatter", "x": x, "y": Phi, "name": labels["Phi"], "line": {"color": COLORS["gelu"], "width": 2.5}},
-        {"type": "scatter", "x": x, "y": sig1702, "name": labels["sig1702"], "line": {"color": COLORS["gelu_sigmoid"], "dash": "dash"}},
+        {"type": "scatter", "x": x, "y": sig1702, "name": labels["sig1702"], "line": palette.line("gelu_sigmoid")},
         {"type": "scatter", "x": x, "y": sig1, "name": labels["sig1"], "line": {"color": COLORS["sigmoid"]}},
         {"type": "scatter", "x": x, "y": np.asarray(sig1702) - np.asarray(Phi), "name": labels["diff"], "line": {"color": NEUTRAL},
          "xaxis": "x2", "yaxis": "y2"},
@@ -33,8 +33,8 @@ def family_figure(x, gelu, relu, y_beta, labels: dict, yrange=None) -> go.Figure
     """GELU, ReLU and x sigmoid(beta x) for one beta. labels: title, gelu, relu, family, x, y; yrange fixed (or autorange)."""
     traces = [
         {"type": "scatter", "x": x, "y": gelu, "name": labels["gelu"], "line": {"color": COLORS["gelu"], "width": 2.5}},
-        {"type": "scatter", "x": x, "y": relu, "name": labels["relu"], "line": {"color": COLORS["relu"], "dash": "dot"}},
-        {"type": "scatter", "x": x, "y": y_beta, "name": labels["family"], "line": {"color": COLORS["silu"], "width": 2}},
+        {"type": "scatter", "x": x, "y": relu, "name": labels["relu"], "line": palette.line("relu")},
+        {"type": "scatter", "x": x, "y": y_beta, "name": labels["family"], "line": palette.line("silu")},
     ]
     return figure(traces, labels["title"], height=380, xaxis=axis(labels["x"]), yaxis=axis(labels["y"], range=yrange))
 
