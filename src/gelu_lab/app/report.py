@@ -324,16 +324,16 @@ _START = """
 """
 
 _CSS = """
-body { background: #f6f7f9; }
+body { background: var(--bg); }  /* the app's variables: assets/theme.css makes them dark */
 .report { max-width: 1100px; margin: 0 auto; padding: 16px 24px 48px; }
 .report-nav ol { columns: 2; }
-.report-page { margin-top: 28px; border-top: 3px solid #d62728; padding-top: 8px; }
-.static-value { font-family: ui-monospace, monospace; background: #eef1f4; border-radius: 4px; padding: 1px 6px; }
-.measurement.missing p { color: #8a4b00; }
+.report-page { margin-top: 28px; border-top: 3px solid var(--accent); padding-top: 8px; }
+.static-value { font-family: ui-monospace, monospace; background: var(--soft, #eef1f4); border-radius: 4px; padding: 1px 6px; }
+.measurement.missing p { color: var(--warn, #8a4b00); }
 table.kv th { text-align: left; vertical-align: top; padding-right: 12px; }
-.provenance { font-size: 13px; color: #555; margin-top: 8px; }
-.muted { color: #666; }
-.measurement .item { border-left: 3px solid #e8ecf1; padding-left: 12px; margin: 12px 0; }
+.provenance { font-size: 13px; color: var(--muted); margin-top: 8px; }
+.muted { color: var(--muted); }
+.measurement .item { border-left: 3px solid var(--line); padding-left: 12px; margin: 12px 0; }
 .measurement .wide { overflow-x: auto; max-width: 100%; }
 .measurement table.kv { width: 100%; table-layout: fixed; }
 .measurement table.kv > tbody > tr > th { width: 11em; overflow-wrap: anywhere; }
