@@ -96,3 +96,19 @@ def test_reduced_motion_moves_the_curve_with_no_transition(calm_page, app_url):
     pg.emulate_media(reduced_motion="no-preference")
     assert pg.evaluate(MOVING) != []
     pg.log.check()
+
+
+def test_the_offline_report_follows_the_dark_scheme_too(browser, tmp_path):
+    from gelu_lab.app import report
+
+    info = report.build(tmp_path / "r.html", "en", store=False, progress=False)
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
+    pg = ctx.new_page()
+    pg.goto(f"file://{info['path']}")
+    pg.wait_for_function("document.body.getAttribute('data-figures') !== null", timeout=60_000)
+    dark = pg.evaluate(COLOURS.replace("'.header'", "'.card'"))  # the report has no app header: its first card
+    assert luminance(dark["body"]) < 0.02 and luminance(dark["header"]) < 0.02 and luminance(dark["figure"]) < 0.02, dark
+    assert all((luminance(dark[k]) + 0.05) / (luminance(dark["figure"]) + 0.05) >= 4.5 for k in ("text", "tick", "legend")), dark
+    pg.emulate_media(color_scheme="light")
+    assert luminance(pg.evaluate(COLOURS.replace("'.header'", "'.card'"))["figure"]) == 1.0
+    ctx.close()
