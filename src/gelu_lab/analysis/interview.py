@@ -28,7 +28,7 @@ from scipy import integrate, optimize, special
 
 from .. import activations
 from .. import numerics as nm
-from . import errors, fits, theory
+from . import errors, fits, forms, theory
 from .theory import gate_error, gate_minimax
 
 INTERVAL = (-4.0, 4.0)  # where the approximations are compared, as on the Implementation page
@@ -163,15 +163,7 @@ def _tanh_vs_erf():
 
 def _differ16():
     """How many inputs of each 16-bit format round differently under the exact and the tanh form."""
-    from ..reference import correctly_rounded
-
-    out = {}
-    for dt in ("bfloat16", "float16"):
-        x = _all16(dt)
-        a, b = correctly_rounded("gelu", x), correctly_rounded("gelu_tanh", x)
-        differ = ~((a == b) | (np.isnan(a.astype(np.float64)) & np.isnan(b.astype(np.float64))))
-        out[f"differ_{dt}"] = int(np.count_nonzero(differ))
-    return out
+    return {f"differ_{dt}": forms.differ16("gelu_tanh", dt) for dt in ("bfloat16", "float16")}
 
 
 def _c044715():
