@@ -42,3 +42,22 @@ def test_every_page_job_is_a_box_of_the_one_component():
     box = job_box.box("implementation-bench", "en", "Measure")
     ids = [c.id for c in box.children if c is not None and hasattr(c, "id")]
     assert {"type": "job-tick", "box": "implementation-bench"} in ids and box.id == "implementation-bench"
+
+
+def test_a_page_job_is_said_in_words_not_registry_names():
+    """The status line names what a job computes as a reader says it (zh: no `gelu float32
+    exhaustive`), from the job's own fields; a job file without them keeps its own words."""
+    from gelu_lab.app.pages import ffn, implementation  # noqa: F401  (they register their boxes)
+
+    acc, bench, train = job_box.JOBS["implementation-acc"], job_box.JOBS["implementation-bench"], job_box.JOBS["ffn-run"]
+    zh = content.text("zh", "jobs")
+    a = acc.what({"command": "gelu-lab accuracy", "what": "torch:gelu float32 exhaustive", "impl": "torch:gelu", "mode": "exhaustive"}, "zh")
+    assert a == content.fill(zh["what.accuracy"], impl=content.text("zh", "implementation")["impl.torch_gelu"], mode=zh["mode.exhaustive"])
+    assert bench.what({"command": "gelu-lab bench", "what": "bench --n 1"}, "zh") == zh["what.bench"]
+    tr = train.what({"command": "gelu-lab train", "activation": "gelu_tanh", "seed": 5, "steps": 600, "fc_init_std": "unit"}, "zh")
+    assert tr == content.fill(zh["what.train"], act=content.label("gelu_tanh", "zh"), seed="5", steps="600", fc=zh["fc.unit"])
+    assert acc.what({"command": "gelu-lab accuracy", "what": "gelu float32"}, "zh") == "gelu float32"  # an older job file
+    for lang in content.LANGS:
+        for w in (acc.what({"command": "c", "impl": "gelu", "mode": m}, lang) for m in ("exhaustive", "sample", "range")):
+            assert "{" not in w and (lang != "zh" or "gelu" not in w)
+        assert job_box.view(job("done"), lang, "", "the words")[2] == content.fill(content.text(lang, "jobs")["done"], what="the words")

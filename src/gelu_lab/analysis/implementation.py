@@ -90,19 +90,15 @@ def _fit(form: str, a: float, b: float, norm: str):
     return fits.fit(form, (a, b), norm)
 
 
-def _params(p: dict) -> str:
-    return " ".join(f"{k}={v:.10g}" for k, v in p.items())  # as `gelu-lab fit` prints them
-
-
 def fit_rows(a: float, b: float, norm: str) -> list[dict]:
     """The fit `gelu-lab fit` runs, for each form on [a, b] under `norm`, beside the classic
-    constants: {"form", "params" (numbers), and as printed: "fitted", "max", "rms",
-    "classic", "cmax", "crms"} (cached: the page asks again for the same interval)."""
+    constants, as numbers (the page formats them): {"form", "params", "max", "rms", "classic"
+    (the classic params), "cmax", "crms"} (cached: the page asks again for the same interval)."""
     out = []
     for form in fits.FORM_NAMES:
         f = _fit(form, a, b, norm)
-        out.append({"form": form, "params": f.params, "fitted": _params(f.params), "max": f"{f.max_error:.4e}", "rms": f"{f.rms_error:.4e}",
-                    "classic": _params(f.classic["params"]), "cmax": f"{f.classic['max_error']:.4e}", "crms": f"{f.classic['rms_error']:.4e}"})
+        out.append({"form": form, "params": dict(f.params), "max": float(f.max_error), "rms": float(f.rms_error),
+                    "classic": dict(f.classic["params"]), "cmax": float(f.classic["max_error"]), "crms": float(f.classic["rms_error"])})
     return out
 
 
@@ -227,7 +223,7 @@ def start_accuracy(store, impl: str) -> dict:
     if impl not in IMPLS:
         raise ValueError(f"unknown implementation {impl!r}")
     args = ["accuracy", "--impl", impl, "--dtype", "float32", *f32_args(), "--store", str(store)]
-    return jobs.start(store, ACC_JOB, args, {"what": f"{impl} float32 {F32_PLAN['mode']}"})
+    return jobs.start(store, ACC_JOB, args, {"what": f"{impl} float32 {F32_PLAN['mode']}", "impl": impl, "mode": F32_PLAN["mode"]})
 
 
 def start_bench(store) -> dict:

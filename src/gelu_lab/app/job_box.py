@@ -40,7 +40,9 @@ class Job:
     (boxes may share one: the FFN and Misconceptions pages both train), how to start it
     (``start(store_path, args) -> job``; jobs.AlreadyRunning, or ValueError for a bad
     request), how to ask for its status (default ``jobs.status(store_path, kind)``),
-    and the content block that says no job has run (`page`'s `idle`)."""
+    the content block that says no job has run (`page`'s `idle`), and how to say in words
+    what a job computes (``describe(job, lang)``; default: the job's own "what", else its
+    command: a registry name or an option is no word for a reader)."""
 
     name: str
     kind: str
@@ -48,10 +50,20 @@ class Job:
     page: str
     idle: str
     status: Callable[[Path], dict | None] | None = None
+    describe: Callable[[dict, str], str] | None = None
 
     def state(self) -> dict | None:
         path = default_path()
         return self.status(path) if self.status else jobs.status(path, self.kind)
+
+    def what(self, st: dict, lang: str) -> str:
+        """What job `st` (of this box's kind) computes, in `lang`."""
+        if self.describe is not None:
+            try:
+                return self.describe(st, lang)
+            except (KeyError, TypeError, ValueError):  # a job file from another version: say its own words
+                pass
+        return st.get("what") or st["command"]
 
 
 JOBS: dict[str, Job] = {}
@@ -86,15 +98,23 @@ def _key(st: dict | None) -> str | None:
     return f"{st['pid']}:{st['state']}" if st else None
 
 
-def view(st: dict | None, lang: str, idle: str) -> tuple[int, int, object, bool]:
-    """(progress value, progress max, status children, running) of a job's status."""
+def training_what(st: dict, lang: str) -> str:
+    """A training job (gelu_lab.nn.train_job) in words: activation, seed, steps, FFN init."""
+    t = content.text(lang, "jobs")
+    fc = t["fc.unit"] if str(st["fc_init_std"]) == "unit" else str(st["fc_init_std"])
+    return content.fill(t["what.train"], act=content.label(st["activation"], lang), seed=str(int(st["seed"])), steps=f"{int(st['steps']):,}", fc=fc)
+
+
+def view(st: dict | None, lang: str, idle: str, what: str | None = None) -> tuple[int, int, object, bool]:
+    """(progress value, progress max, status children, running) of a job's status; `what`:
+    the job in words (default: its own "what", else its command)."""
     if not st:
         return 0, 1, idle, False
     t = content.text(lang, "jobs")
     p = st.get("progress") or {}
     total = max(1, int(p.get("total") or 1))
     n = min(total, int(p.get("n") or 0))
-    what = st.get("what") or st["command"]
+    what = what or st.get("what") or st["command"]
     state = st["state"]
     if state == "running":
         return n, total, content.fill(t["running"], what=what, n=f"{n:,}", total=f"{total:,}", pct=f"{100 * n / total:.0f}"), True
@@ -111,7 +131,7 @@ def box(name: str, lang: str, button: str, controls=(), start_args: dict | None 
     buttons), Go (labelled `button`), Cancel, a progress bar and the status line."""
     job = JOBS[name]
     st = job.state()
-    n, total, text, running = view(st, lang, content.text(lang, job.page)[job.idle])
+    n, total, text, running = view(st, lang, content.text(lang, job.page)[job.idle], job.what(st, lang) if st else None)
     t = content.text(lang, "jobs")
     return html.Div(
         [
@@ -158,14 +178,14 @@ def _act(go, cancel, _tick, start_args, last, id_, lang):
     if part == "job-go" and go:
         try:
             started = job.start(default_path(), start_args if isinstance(start_args, dict) else {})
-            note = content.fill(t["started"], what=started.get("what") or started["command"])
+            note = content.fill(t["started"], what=job.what(started, lang))
         except jobs.AlreadyRunning as e:
-            note = content.fill(t["busy"], what=e.job.get("what") or e.job["command"])
+            note = content.fill(t["busy"], what=job.what(e.job, lang))
         except (ValueError, OSError, ImportError) as e:  # a request the page does not offer, a store it cannot write, no torch
             note = content.fill(t["bad"], reason=str(e).splitlines()[0] if str(e) else type(e).__name__)
     elif part == "job-cancel" and cancel:
         jobs.cancel(default_path(), job.kind)
     st = job.state()
-    n, total, text, running = view(st, lang, content.text(lang, job.page)[job.idle])
+    n, total, text, running = view(st, lang, content.text(lang, job.page)[job.idle], job.what(st, lang) if st else None)
     key = _key(st)
     return str(n), str(total), note or text, not running, not running, (key if key != last else no_update)

@@ -37,10 +37,17 @@ custom_box.register("implementation")
 IMPLS = data.IMPLS
 ERROR_IDS = [f"implementation-e-{f}-{k}" for f in data.FORMS for k in ("max", "at", "rel", "relat")]
 CONST_IDS = [f"implementation-k-{f}-{k}" for f in ("tanh", "sigmoid") for k in ("max", "at", "classic")]
+
+
+def _acc_what(st, lang):
+    t = content.text(lang, "jobs")
+    return content.fill(t["what.accuracy"], impl=parts.impl_name(st["impl"], content.text(lang, "implementation")), mode=t[f"mode.{st['mode']}"])
+
+
 ACC = job_box.register(job_box.Job("implementation-acc", data.ACC_JOB, lambda path, a: data.start_accuracy(path, a.get("impl")),
-                                   "implementation", "job.acc.idle"))
+                                   "implementation", "job.acc.idle", describe=_acc_what))
 BENCH = job_box.register(job_box.Job("implementation-bench", data.BENCH_JOB, lambda path, _: data.start_bench(path),
-                                     "implementation", "job.bench.idle"))
+                                     "implementation", "job.bench.idle", describe=lambda _st, lang: content.text(lang, "jobs")["what.bench"]))
 
 
 def interval(lo, hi, lang) -> tuple[tuple | None, str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dash import html
 
-from ...analysis import bench, fits, forms, frameworks
+from ...analysis import bench, forms, frameworks
 from ...analysis import implementation as data
 from ...figures import implementation as figs
 from .. import content
@@ -66,10 +66,9 @@ def _params(p: dict, **kw) -> list:
 def fit_table(a, b, norm, t):
     """The fitted constants of both forms on [a, b] (the fit `gelu-lab fit` runs), with the classic ones; and the constants."""
     rows = data.fit_rows(a, b, norm)
-    # max and RMS come as `gelu-lab fit` prints them (.4e): shown to four figures, the print on hover
     body = [html.Tr([html.Td(t[f"fit.form.{r['form']}"]), html.Td(_params(r["params"], id=f"implementation-fit-{r['form']}"), id=f"implementation-fit-{r['form']}"),
-                     html.Td(full(float(r["max"])), id=f"implementation-fit-{r['form']}-max"), html.Td(full(float(r["rms"]))),
-                     html.Td(_params(fits.CLASSIC[r["form"]])), html.Td(full(float(r["cmax"]))), html.Td(full(float(r["crms"])))])
+                     html.Td(full(r["max"]), id=f"implementation-fit-{r['form']}-max"), html.Td(full(r["rms"])),
+                     html.Td(_params(r["classic"])), html.Td(full(r["cmax"])), html.Td(full(r["crms"]))])
             for r in rows]
     note = content.fill(t["fit.done"], norm=t[f"norm.{norm}"], a=f"{a:g}", b=f"{b:g}")
     head = [t[f"fit.col.{c}"] for c in ("form", "params", "max", "rms", "classic", "cmax", "crms")]
@@ -145,7 +144,11 @@ def frameworks_table(lang, t):
     def td(*children, **kw):
         return html.Td(*children, style=left, **kw)
 
-    rows = [html.Tr([td(d.framework), td(html.Code(d.call)), td(d.default, **({"id": "implementation-fw-torch"} if d.asked else {})),
+    def name(fw):  # "PyTorch 2.13.0+cpu", "Hugging Face transformers": the version or package as code
+        head, _, tail = fw.rpartition(" ")
+        return [head + " ", html.Code(tail)] if head and (tail[:1].islower() or "+" in tail) else fw
+
+    rows = [html.Tr([td(name(d.framework)), td(html.Code(d.call)), td(html.Code(d.default), **({"id": "implementation-fw-torch"} if d.asked else {})),
                      td(content.label(d.form, lang)), td(content.fill(t["fw.asked"], how=d.source) if d.asked else html.Code(d.source))])
             for d in frameworks.defaults()]
     head = [t[f"fw.col.{c}"] for c in ("fw", "call", "default", "form", "source")]

@@ -103,7 +103,8 @@ def _train(act: str):
 
 
 # the training job a claim needs, one job box per claim (the job itself is the FFN page's too)
-JOBS = {cid: job_box.register(job_box.Job(f"misc-{cid}", train_job.KIND, _train(act), "misconceptions", "run.idle", status=train_job.status))
+JOBS = {cid: job_box.register(job_box.Job(f"misc-{cid}", train_job.KIND, _train(act), "misconceptions", "run.idle", status=train_job.status,
+                                         describe=job_box.training_what))
         for cid, act in TRAINING.items()}
 
 
