@@ -211,3 +211,26 @@ def test_the_page_fits_a_1366_px_window(page, app_url):
     wide = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert wide[0] <= wide[1], f"the page is {wide[0]} px wide in a {wide[1]} px window"
     page.log.check()
+
+
+def test_the_verdict_under_the_table_names_activations_in_words():
+    """The sentence under the results table says what gelu_lab.nn.runs.verdict says (the CLI's),
+    with the activations as the page calls them, not their registry names."""
+    from gelu_lab.app.pages import ffn_decision
+    from gelu_lab.nn import runs as R
+
+    def run(act, seed, loss):
+        return {"config": {"activation": act, "seed": seed}, "final": {"val_loss_full": loss}}
+
+    close = R.compare_group([run("gelu_tanh", 0, 1.80), run("gelu_tanh", 1, 1.81), run("gelu", 0, 1.805), run("gelu", 1, 1.815),
+                             run("relu", 0, 1.806), run("relu", 1, 1.812), run("sigmoid", 0, 2.4), run("sigmoid", 1, 2.41)])
+    one = R.compare_group([run("relu", 0, 1.9), run("gelu", 0, 2.0)])
+    wins = R.compare_group([run("relu", 0, 1.9), run("relu", 1, 1.901), run("gelu", 0, 2.0), run("gelu", 1, 2.001)])
+    zh, en = content.text("zh", "ffn"), content.text("en", "ffn")
+    said = ffn_decision.rows_verdict(close, zh, "zh")
+    assert said.startswith("损失最低的是 GELU（tanh 近似）") and "ReLU、GELU（精确）" in said and "Sigmoid" not in said
+    assert "每个种子上都领先" in said  # ahead of both in both seeds, paired
+    assert not any(n in said for n in ("gelu_tanh", "gelu,", "relu"))
+    for rows, cli in ((close, "within the seed spread"), (one, "one seed"), (wins, "wins")):
+        assert cli in R.verdict(rows) and cli in ffn_decision.rows_verdict(rows, en, "en")
+    assert ffn_decision.rows_verdict([], zh, "zh") == ""

@@ -92,6 +92,23 @@ def compare_group(runs: list[dict], metric=final_loss) -> list[dict]:
     return rows
 
 
+def verdict_parts(rows: list[dict]) -> dict | None:
+    """What the one-sentence verdict on a compare_group says, as data (the CLI and the page word
+    it): {"kind": "only" | "one_seed" | "wins" | "close", "best": activation, "close": [the
+    activations within the seed spread of the best], "ahead": the best is ahead of each of them
+    in every shared seed, paired}; None without rows."""
+    if not rows:
+        return None
+    best = rows[0]["activation"]
+    if len(rows) == 1:
+        return {"kind": "only", "best": best, "close": [], "ahead": False}
+    if rows[0]["n"] < 2:
+        return {"kind": "one_seed", "best": best, "close": [], "ahead": False}
+    close = [r for r in rows[1:] if not r["separated"]]
+    ahead = bool(close) and all(r["behind"] and r["behind"].split("/")[0] == r["behind"].split("/")[1] != "1" for r in close)
+    return {"kind": "close" if close else "wins", "best": best, "close": [r["activation"] for r in close], "ahead": ahead}
+
+
 def pairs(rows: list[dict], ref: str = "gelu") -> list[dict]:
     """`ref` against every other activation of a compare_group, seed by seed:
     [{"a": ref, "b": act, **paired(ref's losses, act's)}]; [] without `ref`."""

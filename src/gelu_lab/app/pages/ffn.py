@@ -19,7 +19,6 @@ from dash import Input, Output, State, callback, html, no_update
 from ... import activations
 from ...figures import ffn as figs
 from ...nn import ffn_view as data
-from ...nn import runs as R
 from ...nn import train_job
 from ...results.store import default_path
 from .. import content, job_box
@@ -31,7 +30,7 @@ ACT = Param("act", "gelu", choices=tuple(activations.names()))
 SIGMA = Param("sigma", 0.16, 0.05, 3.0, 0.01)
 LIVE = True  # the layout shows the training job's progress and the runs store: the shell renders it anew for every load
 PARAMS = [ACT, SIGMA]
-RUN = job_box.register(job_box.Job("ffn-run", train_job.KIND, data.start_run, "ffn", "run.idle", status=train_job.status))
+RUN = job_box.register(job_box.Job("ffn-run", train_job.KIND, data.start_run, "ffn", "run.idle", status=train_job.status, describe=job_box.training_what))
 RUN_DEFAULT = {"act": "gelu", "fc": "0.02", "preset": "quick", "steps": 600}
 READOUTS = ("dead", "near", "neg", "lin", "std")
 FIGS = ("loss", "gap", "units", "grad")
@@ -74,7 +73,7 @@ def results(key, lang, t, metric="dead", pool=None):
         "gap": figs.gap_figure(g["loss"], "gelu", names, {"title": t["fig.gap.title"], "x": step, "y": t["fig.gap.y"]}),
         "units": figs.band_figure(g["metric"], names, units),
         "grad": figs.layers_figure(g["grad"], names, {"title": t["fig.grad.title"], "x": step, "y": t["fig.grad.y"], "layer": t["fig.layer"]}),
-        "table": _table(g["rows"], names, t), "verdict": R.verdict(g["rows"], lang), "prov": _provenance(data.provenance(g["runs"], prov), t),
+        "table": _table(g["rows"], names, t), "verdict": decision.rows_verdict(g["rows"], t, lang), "prov": _provenance(data.provenance(g["runs"], prov), t),
         "explain": content.fill(t["depends.text"], best=names.get(g["best"], g["best"] or data.NONE), **g["quoted"]),
     }
 
@@ -91,10 +90,15 @@ def _table(rows, names, t):
     return html.Div(values_table(head, body, id="ffn-table-el"), className="table-scroll")
 
 
+def _prov_line(p, t) -> list:
+    """The date, machine and versions of a result set; the versions ("PyTorch 2.13.0+cpu") as code."""
+    before, _, after = content.fill(t["prov.line"], date=p["date"], versions="\0",
+                                    machine=content.fill(t["prov.machine"], cpu=p["processor"], cpus=p["cpus"])).partition("\0")
+    return [before, html.Code(p["versions"]), after]
+
+
 def _provenance(sources, t):
-    return html.Div([html.Div([html.Strong(t[f"src.{p['source']}"] + ": "),
-                               html.Span(content.fill(t["prov.line"], date=p["date"], versions=p["versions"],
-                                                      machine=content.fill(t["prov.machine"], cpu=p["processor"], cpus=p["cpus"]))),
+    return html.Div([html.Div([html.Strong(t[f"src.{p['source']}"] + t["prov.colon"] + (" " if t["prov.colon"].isascii() else "")), html.Span(_prov_line(p, t)),
                                html.Pre("\n".join(p["commands"]), className="prov-cmd")]) for p in sources], id="ffn-prov-el")
 
 

@@ -10,6 +10,7 @@ from dash import html
 
 from ...figures import ffn as figs
 from ...nn import ffn_view as data
+from ...results import runsets as R
 from ...results.printing import fixed
 from .. import content
 from ..components import graph, md, values_table
@@ -38,6 +39,16 @@ def verdict(d: dict, t: dict, lang: str) -> str:
                   mean=nats(p["mean"]), lo=nats(p["lo"]), hi=nats(p["hi"]), g=fixed(means["gelu"], 3), r=fixed(means["relu"], 3))
     key = "decide.within" if p["verdict"] != "larger" else ("decide.lower" if p["mean"] < 0 else "decide.higher")
     return content.fill(t[key if p["verdict"] != "unknown" else "decide.unknown"], **values)
+
+
+def rows_verdict(rows: list[dict], t: dict, lang: str) -> str:
+    """The sentence under the results table: who is lowest and whether the gaps exceed the seed spread, in words."""
+    v = R.verdict_parts(rows)
+    if v is None:
+        return ""
+    name = _names(lang)
+    ahead = t["verdict.ahead"] if v["ahead"] else ""
+    return content.fill(t[f"verdict.{v['kind']}"], best=name(v["best"]), names=_join(map(name, v["close"]), lang), ahead=ahead)
 
 
 def setup(d: dict, t: dict) -> str:
