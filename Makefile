@@ -10,8 +10,11 @@ HOST    ?= 127.0.0.1
 PORT    ?= 8050
 # the CPU build of torch lies on this machine's disk; any other version pulls CUDA
 TORCH   := torch==2.13.0
+# axe-core for the accessibility tests (tests/test_app_a11y.py reads it from $(VENV)/node)
+AXE     := axe-core@4.14.1
+ASTAMP  := $(VENV)/node/.$(AXE)
 
-.PHONY: run test bench clean chromium screenshots
+.PHONY: run test bench clean chromium screenshots axe
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -37,8 +40,18 @@ chromium:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; fi; }
 
+# axe-core from npm (npm from Debian if missing, as for Chromium); the stamp names the version
+$(ASTAMP): | $(BIN)/python
+	@command -v npm >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; \
+	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; fi; }
+	npm install --no-save --no-audit --no-fund --silent --prefix $(VENV)/node $(AXE)
+	touch $@
+
+axe: $(ASTAMP)
+
 # the layers of DESIGN.md first (pyproject.toml [tool.importlinter]): a wrong-way import fails fast
-test: $(TSTAMP) chromium
+test: $(TSTAMP) chromium $(ASTAMP)
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 

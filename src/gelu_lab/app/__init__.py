@@ -56,6 +56,35 @@ def page_module(slug: str):
     return importlib.import_module(f"gelu_lab.app.pages.{slug}")
 
 
+# Dash's index page, but its scripts not in a <footer> (a second contentinfo landmark beside
+# the shell's) and <html lang> filled per request (App.interpolate_index)
+INDEX = """<!DOCTYPE html>
+<html lang="{%lang%}">
+    <head>
+        {%metas%}
+        <title>{%title%}</title>
+        {%favicon%}
+        {%css%}
+    </head>
+    <body>
+        {%app_entry%}
+        {%config%}
+        {%scripts%}
+        {%renderer%}
+    </body>
+</html>"""
+
+
+class App(dash.Dash):
+    """Dash, with the index page in the URL's language: ``<html lang>`` and the page's
+    title are right before any script runs (screen readers pick their voice from it).
+    index_string and interpolate_index are Dash's documented ways to shape the index page."""
+
+    def interpolate_index(self, **kw):
+        lang, kw["title"] = shell.head(request.path, request.query_string.decode("latin-1"))
+        return super().interpolate_index(**kw).replace("{%lang%}", lang, 1)
+
+
 def create_app(fast: bool | str | None = None) -> dash.Dash:
     """A new Dash app with every page; debug off, assets served locally (no CDN).
 
@@ -63,13 +92,14 @@ def create_app(fast: bool | str | None = None) -> dash.Dash:
     variable says, all of them when it is unset; False: stock Dash).
     """
     tricks = speed.enabled(fast)
-    app = dash.Dash(
+    app = App(
         __name__,
         assets_folder=str(ASSETS),
         assets_ignore=speed.assets_ignore(tricks),
         serve_locally=True,
         suppress_callback_exceptions=True,  # page components appear only once routed to
         title="GELU Lab",
+        index_string=INDEX,
         update_title=None,
         compress=False,
     )

@@ -116,12 +116,14 @@ def slider(id: str, p: Param, value, label: str, marks=None, table: str | None =
     range) when the box loses focus; while dragging, ``drag_value`` moves.
     `table`: the id of the dcc.Store holding this slider's :func:`family_table` (or
     one like it): assets/gelu_lab.js then shows its readouts as soon as the handle moves.
+    The label names the handle and the number box (dcc.Slider has no prop for that:
+    assets/a11y.js points their aria-labelledby at it).
     """
     if marks is None:
         marks = {v: f"{v:g}" for v in (p.lo, p.hi)}
     return html.Div(
         [
-            html.Label(label, htmlFor=id, className="control-label"),
+            html.Label(label, htmlFor=id, id=f"{id}-label", className="control-label"),
             dcc.Slider(id=id, min=p.lo, max=p.hi, step=p.step, value=value, marks=marks, className="slider"),
         ],
         className="control",
@@ -166,7 +168,9 @@ def family_table(p: Param, trace: int, ys, names, readouts, ids) -> dict:
 
 
 def readout(id: str, label: str, value: str) -> html.Div:
-    return html.Div([html.Span(label, className="readout-label"), html.Span(value, id=id, className="readout-value")], className="readout")
+    """A labelled value that a control changes; a screen reader says it (label and value) when it does, politely."""
+    return html.Div([html.Span(label, className="readout-label"), html.Span(value, id=id, className="readout-value")], className="readout",
+                    **{"aria-live": "polite", "aria-atomic": "true"})
 
 
 def readouts(*items) -> html.Div:
@@ -217,11 +221,11 @@ def values_table(head, rows, head_style=None, **kw) -> html.Table:
 def radio(id: str, label: str, values, value, text=str) -> html.Div:
     """Labelled radio buttons in a row, one per value, captioned text(value)."""
     options = [{"label": text(v), "value": v} for v in values]
-    return html.Div([html.Label(label, htmlFor=id, className="control-label"),
+    return html.Div([html.Label(label, htmlFor=id, id=f"{id}-label", className="control-label"),  # names the group (assets/a11y.js)
                      dcc.RadioItems(id=id, options=options, value=value, inline=True, className="checklist")], className="control")
 
 
 def dropdown(id: str, label: str, options, value) -> html.Div:
     """A labelled dropdown that always has a value."""
-    return html.Div([html.Label(label, htmlFor=id, className="control-label"),
+    return html.Div([html.Label(label, htmlFor=id, id=f"{id}-label", className="control-label"),  # names the button (assets/a11y.js)
                      dcc.Dropdown(id=id, options=options, value=value, clearable=False)], className="control")

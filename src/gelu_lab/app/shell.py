@@ -17,6 +17,7 @@ from dash import ClientsideFunction, Input, Output, State, callback, clientside_
 from . import content, registry, speed, state
 
 KEPT = 64  # views: any query string is a new key, and a Sigmoid view holds ~340 kB of tables
+HTML_LANG = {"zh": "zh-Hans", "en": "en"}  # <html lang>: BCP 47 names the script (simplified Chinese)
 
 
 def layout(show, tricks: frozenset[str]):
@@ -25,7 +26,8 @@ def layout(show, tricks: frozenset[str]):
     ``rendered`` holds the URL shown, so that the routing callback is not called for it."""
 
     def frame(key: str | None):
-        return html.Div([dcc.Location(id="url"), dcc.Store(id="rendered", data=key), dcc.Store(id="route"), html.Div(show(key) if key else None, id="shell", className="shell")])
+        return html.Div([dcc.Location(id="url"), dcc.Store(id="rendered", data=key), dcc.Store(id="route"), dcc.Store(id="head-shown"),
+                         html.Div(show(key) if key else None, id="shell", className="shell")])
 
     return speed.first_layout(frame, tricks)
 
@@ -53,21 +55,34 @@ def views(pages: dict):
     return show
 
 
+def title(page: registry.Page | None, lang: str) -> str:
+    """The browser tab's title for a page (None: the not-found page)."""
+    t = content.text(lang, "shell")
+    return f"{t[f'nav.{page.slug}'] if page else t['notfound.title']} · GELU Lab"
+
+
+def head(path: str | None, search: str | None) -> tuple[str, str]:
+    """(<html lang>, <title>) of the URL: what the index page the server sends says
+    (gelu_lab.app.App), before any script runs."""
+    lang = state.lang_of(search)
+    return HTML_LANG[lang], title(registry.by_route(path), lang)
+
+
 def _nav(current: registry.Page | None, lang: str, t: dict):
     return html.Nav(
         [
             dcc.Link(t[f"nav.{p.slug}"], href=state.href(p.route, lang), className="nav-link active" if current == p else "nav-link", id=f"nav-{p.slug}")
             for p in registry.PAGES
         ],
-        className="nav",
+        className="nav", **{"aria-label": t["nav.label"]},
     )
 
 
 def _header(current, lang: str, t: dict):
     switch = html.Div(
         [
-            html.Button("中文", id="lang-zh", lang="zh-CN", className="lang" + (" active" if lang == "zh" else ""), n_clicks=0),
-            html.Button("English", id="lang-en", className="lang" + (" active" if lang == "en" else ""), n_clicks=0),
+            html.Button("中文", id="lang-zh", lang=HTML_LANG["zh"], className="lang" + (" active" if lang == "zh" else ""), n_clicks=0),
+            html.Button("English", id="lang-en", lang="en", className="lang" + (" active" if lang == "en" else ""), n_clicks=0),
         ],
         className="lang-switch",
     )
@@ -102,13 +117,18 @@ def render(pathname: str | None, search: str | None, pages: dict):
         mod = pages[page.slug]
         values, notes = state.read(mod.PARAMS, search)
         body = mod.layout(values, lang)
+    main = f"page-{page.slug}" if page else "page-notfound"
+    # data-region-*: how assets/a11y.js names a box that scrolls sideways (a focusable region)
+    regions = {f"data-region-{k}": t[f"region.{k}"] for k in ("table", "code", "math")}
     return html.Div(
         [
             dcc.Store(id="lang", data=lang),
+            dcc.Store(id="head", data={"lang": HTML_LANG[lang], "title": title(page, lang)}),  # gelu_lab.head sets them
             dcc.Store(id=f"{page.slug}-url") if page else None,
+            html.A(t["skip"], href=f"#{main}", className="skip-link", id="skip-link"),  # the first thing Tab reaches
             _header(page, lang, t),
             html.Div(notes_text(notes, t), id="url-notes", className="message" if notes else "message empty", role="status"),
-            html.Main(body, className="page", id=f"page-{page.slug}" if page else "page-notfound", lang=lang),
+            html.Main(body, className="page", id=main, lang=HTML_LANG[lang], tabIndex="-1", **regions),  # -1: the skip link focuses it
             _pager(page, lang, t) if page else None,
             html.Footer(t["footer"], className="footer"),
         ]
@@ -131,6 +151,9 @@ def register(pages: dict):
     def _route(key):
         key = key or "/"
         return show(key), key
+
+    # <html lang> and the title follow the page shown (the server's index page has them for the first one)
+    clientside_callback(ClientsideFunction("gelu_lab", "head"), Output("head-shown", "data"), Input("head", "data"))
 
     clientside_callback(
         ClientsideFunction("gelu_lab", "switch_lang"),

@@ -82,6 +82,11 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
       const k = (path || "/") + (search || "");
       return k === rendered ? window.dash_clientside.no_update : k;
     },
+    // shell: <html lang> and the tab's title follow the page shown ({lang, title}, shell.render)
+    head: function (h) {
+      if (h) { document.documentElement.lang = h.lang; document.title = h.title; }
+      return window.dash_clientside.no_update;
+    },
     // shell: mirror a page's control values into the address bar, without a reload.
     // Inputs: the page's controls "<slug>-<param>", then the lang; output "<slug>-url".
     sync_url: function () {
