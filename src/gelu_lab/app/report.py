@@ -353,6 +353,7 @@ def build(out="gelu-lab.html", lang: str = "zh", store=None, progress: bool | No
     from tqdm import tqdm
 
     from . import content, page_module, registry, state
+    from .shell import HTML_LANG
 
     if lang not in LANGS:
         raise ValueError(f"lang must be one of {', '.join(LANGS)}, got {lang!r}")
@@ -381,9 +382,11 @@ def build(out="gelu-lab.html", lang: str = "zh", store=None, progress: bool | No
         sheets = sorted((f for f in assets.iterdir() if f.name.endswith(".css")), key=lambda f: (f.name != "style.css", f.name))
         css = "".join(f.read_text(encoding="utf-8") for f in sheets) + _CSS
         mathjax = _mathjax()
+        a11y = assets.joinpath("a11y.js").read_text(encoding="utf-8")
+        regions = " ".join(f'data-region-{k}="{html.escape(shell[f"region.{k}"])}"' for k in ("table", "code", "math"))
         now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
         doc = "".join([
-            f'<!doctype html><html lang="{"zh-CN" if lang == "zh" else "en"}"><head><meta charset="utf-8">',
+            f'<!doctype html><html lang="{HTML_LANG[lang]}"><head><meta charset="utf-8">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             # the file may only use what it carries: no request can leave it
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; "
@@ -391,16 +394,17 @@ def build(out="gelu-lab.html", lang: str = "zh", store=None, progress: bool | No
             f"<title>{html.escape(w['title'])}</title><style>{_asset(css)}</style>",
             f"<script>{_asset(plotly.offline.get_plotlyjs())}</script>",
             f"<script>{_MATHJAX_LOADER}</script><script>{_asset(mathjax)}</script>" if mathjax else "",
-            '</head><body><div class="report">',
+            f'</head><body><a class="skip-link" href="#content">{html.escape(shell["skip"])}</a><div class="report">',
             f'<header class="card"><h1>{html.escape(w["title"])}</h1><p>{html.escape(shell["tagline"])}</p>',
             f'<p class="muted">{markdown(w["static"])}</p>',
             f'<p class="muted">{w["generated"]} {now} · gelu-lab {__version__}</p>',
             f'<nav class="report-nav"><h2>{w["contents"]}</h2><ol>{"".join(toc)}</ol></nav></header>',
-            *sections,
-            f'<section class="report-page" id="measured"><h1>{w["measured"]}</h1>{meas}</section>',
+            # one main, named regions for what scrolls sideways (assets/a11y.js, as in the app)
+            f'<main id="content" tabindex="-1" {regions}>', *sections,
+            f'<section class="report-page" id="measured"><h1>{w["measured"]}</h1>{meas}</section></main>',
             f'<footer class="footer">{html.escape(shell["footer"])}</footer></div>',
             f'<script type="application/json" id="figures">{_json(writer.figures)}</script>',
-            f"<script>{_START}</script></body></html>",
+            f"<script>{_START}</script><script>{_asset(a11y)}</script></body></html>",
         ])
         path = atomic_write(out, lambda p: p.write_text(doc, encoding="utf-8"))  # a full disk leaves no half file
         bar.update()
