@@ -66,7 +66,7 @@ def test_every_card_shows_the_verdict_check_returns(page, app_url):
         assert card["source"] == said["source"], cid
     # a fresh install: the claims with shipped evidence have their verdict, labelled as shipped (date, CPU)
     shipped = C.check(BENCH)["provenance"]
-    assert got[BENCH]["verdict"] == "depends" and got["relu_half_dead"]["verdict"] in ("true", "false")
+    assert got[BENCH]["verdict"] == "depends" and got["relu_half_dead"]["verdict"] in ("true", "depends", "false")
     assert got[BENCH]["source"] == content.fill(t["source.shipped"], date=shipped["date"][:10], cpu=shipped["processor"])
     assert t["source.shipped"].split("{")[0] in got["relu_half_dead"]["source"]
     # evidence against independent ground truth: GELU's minimum is the root of Phi(x) + x phi(x)

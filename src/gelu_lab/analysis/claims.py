@@ -309,7 +309,10 @@ def _relu_half_dead(store, measure):
     ids = {s["run_id"] for s in shares}
     prov = next(r["provenance"] for r in runs if r["id"] in ids)
     f = {"runs": shares, "mean_dead_share": mean, "max_layer_dead_share": worst}
-    return _ev("true" if worst > 0.5 else "false", f, "note.relu_half_dead",
+    # "more than half of the units": of a whole network (a run's mean over its layers); a single
+    # layer past half, with every network below it, is the case where it depends on where you look
+    verdict = "true" if max(s["dead_share"] for s in shares) > 0.5 else "depends" if worst > 0.5 else "false"
+    return _ev(verdict, f, "note.relu_half_dead",
                {"runs": len(shares), "mean": f"{100 * mean:.1f} %", "worst": f"{100 * worst:.1f} %"}, TRAIN_HOW, source, prov)
 
 
