@@ -11,7 +11,7 @@ import pytest
 from app_browser import own_store, app_url, browser, check_basics, context, open_page, page  # noqa: F401
 from gelu_lab.analysis import claims as C
 from gelu_lab.app import content
-from gelu_lab.app.claim_words import words
+from gelu_lab.app.claim_words import case, words
 from gelu_lab.app.components import sig
 from gelu_lab.figures import misconceptions as figs
 
@@ -137,9 +137,10 @@ def test_card_figures_draw_what_they_are_given():
 
 def test_each_claim_draws_its_evidence():
     t = {**content.text("en", "misconceptions"), "names": {n: content.label(n, "en") for n in figs.NAMED}}
-    speed = figs.evidence_figure(BENCH, {"ratios": {"numpy:tanh / numpy:erf": 2.0, "torch:tanh:fwd+bwd / torch:erf:fwd+bwd": 0.5}, "threshold": 1.5}, t)
-    # a bar is named by its backend (and pass), short enough not to be cut off; the axis says tanh / erf
-    assert list(speed.data[0].x) == ["numpy", "torch<br>fwd+bwd"] and list(speed.data[0].y) == [2.0, 0.5] and speed.layout.shapes[0].y0 == 1.5
+    ratios = {"numpy:tanh / numpy:erf": 2.0, "torch:tanh:fwd+bwd / torch:erf:fwd+bwd": 0.5}
+    speed = figs.evidence_figure(BENCH, {"ratios": ratios, "threshold": 1.5}, {**t, "cases": {k: case(k, t) for k in ratios}})
+    # a bar is named by its backend (and pass) in the page's words, as the page hands them; the axis says tanh / erf
+    assert list(speed.data[0].x) == ["NumPy", content.fill(t["backend.pass"], name="PyTorch")] and list(speed.data[0].y) == [2.0, 0.5] and speed.layout.shapes[0].y0 == 1.5
     assert figs.evidence_figure("jax_default_tanh", {}, t) is None and figs.evidence_figure("torch_default_tanh", {}, t) is None
     res = C.check("quick_gelu_is_silu")
     quick = figs.evidence_figure(res["id"], res["figures"], t)

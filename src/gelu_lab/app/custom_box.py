@@ -81,7 +81,7 @@ def _numbers(c: custom.Comparison, t: dict, lang: str) -> tuple:
     if c.nonfinite:
         note = content.fill(t["msg.nonfinite"], n=c.nonfinite, m=custom.FINE, x=sig(c.argmax))
     return (
-        f"{c.max_abs_error:.3e}", sig(c.argmax), f"{c.max_grad_error:.3e}", sig(c.argmax_grad),
+        sig(c.max_abs_error), sig(c.argmax), sig(c.max_grad_error), sig(c.argmax_grad),
         a, t["read.a"] if c.fitted else t["read.a_given"], c.derivative, note,
     )
 
@@ -116,7 +116,7 @@ def box(prefix: str, state: dict, lang: str) -> html.Div:
     fig, err, at, gerr, gat, a, alabel, deriv, note = res
     examples = html.Div(
         [html.Span(t["examples"])]
-        + [html.Button(e, id={"type": f"{prefix}-custom-example", "value": e}, n_clicks=0, className="example") for e in EXAMPLES],
+        + [html.Button(html.Code(e), id={"type": f"{prefix}-custom-example", "value": e}, n_clicks=0, className="example") for e in EXAMPLES],
         className="presets",
     )
     return html.Div(

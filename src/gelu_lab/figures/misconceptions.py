@@ -98,21 +98,15 @@ def _error(form):
         step = max(1, len(c.x) // 800)  # a card's figure needs no more points than pixels
         return curves_figure(
             c.x[::step], [(f"|{t['names'][c.approx]} − GELU|", c.abs_error[::step], c.approx)],
-            {"title": t["fig.error"], "x": "x", "y": "|error|"},
+            {"title": t["fig.error"], "x": "x", "y": t["fig.error.y"]},
             points=[(m["x"], m["abs_error"], f"{m['abs_error']:.2e}") for m in f["maxima"]], threshold=(ERROR_BOUND, f"{ERROR_BOUND:g}"))
 
     return fig
 
 
-def _case(ratio: str) -> str:
-    """'torch:tanh:fwd+bwd / torch:erf:fwd+bwd' -> 'torch<br>fwd+bwd': a bar's name (the y axis says tanh / erf)."""
-    backend, _, rest = ratio.split(" / ")[0].partition(":")
-    mode = rest.partition(":")[2]
-    return f"{backend}<br>{mode}" if mode else backend
-
-
 def _speed(f, t):
-    return bars_figure([_case(k) for k in f["ratios"]], list(f["ratios"].values()), {"title": t["fig.speed"], "y": t["fig.speed.y"]},
+    # t["cases"]: each ratio's bar name in the page's words (app.claim_words.case)
+    return bars_figure([t.get("cases", {}).get(k, k) for k in f["ratios"]], list(f["ratios"].values()), {"title": t["fig.speed"], "y": t["fig.speed.y"]},
                        threshold=(f["threshold"], f"{f['threshold']:g}×"), color="gelu_tanh")
 
 
@@ -136,10 +130,11 @@ def _dead(f, t):
     """The worst layer's dead share, its largest over the seeds of each width, init and rate."""
     worst: dict[str, float] = {}
     for r in f.get("runs") or []:
-        cell = f"d {r.get('width')} · {r.get('fc_init_std')}<br>lr {r['lr']:g}" if isinstance(r.get("lr"), (int, float)) else f"run {r['run_id']}"
+        cell = (t["fig.dead.cell"].format(width=r.get("width"), fc=r.get("fc_init_std"), lr=f"{r['lr']:g}") if isinstance(r.get("lr"), (int, float))
+                else t["fig.dead.run"].format(id=r["run_id"]))
         worst[cell] = max(worst.get(cell, 0.0), r["max_layer_share"])
     # two-line bar labels: the axis makes room for them
-    return bars_figure(list(worst), list(worst.values()), {"title": t["fig.dead"], "y": t["fig.dead.y"]}, threshold=(0.5, "1/2"), color="relu",
+    return bars_figure(list(worst), list(worst.values()), {"title": t["fig.dead"], "y": t["fig.dead.y"]}, threshold=(0.5, "0.5"), color="relu",
                        xaxis={"automargin": True, "tickangle": 0})
 
 

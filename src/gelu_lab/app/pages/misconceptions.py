@@ -85,7 +85,8 @@ def numbers(figures: dict, t: dict, lang: str) -> html.Table:
 def evidence(res: dict, lang: str, t: dict):
     """(verdict text, verdict class, note, source, numbers, figure, how) for one check() result."""
     v, said = res["verdict"], words(res, lang)
-    fig = None if v == "untested" else figs.evidence_figure(res["id"], res["figures"], {**t, "names": {n: content.label(n, lang) for n in figs.NAMED}})
+    fig = None if v == "untested" else figs.evidence_figure(res["id"], res["figures"], {
+        **t, "names": {n: content.label(n, lang) for n in figs.NAMED}, "cases": {k: case(k, t) for k in res["figures"].get("ratios") or {}}})
     if fig is None:
         fig = figs.placeholder_figure(t["fig.none." + ("untested" if v == "untested" else "numbers")])
     how = ""
