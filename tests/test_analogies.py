@@ -14,6 +14,7 @@ import pytest
 
 from gelu_lab.analysis import gradflow
 from gelu_lab.app import content, page_module, registry, shell
+from test_page_text import visible  # what a reader sees: one walker for every page-text test
 
 PAGES = ("definition", "relu", "sigmoid", "gradients")
 
@@ -27,44 +28,6 @@ def exact(v) -> str:
     return f"{float(v):.4g}"  # 0.5, 0.25
 
 
-def _visible(node):
-    """The strings a reader sees in a component tree: children, and a figure's titles, names and annotations."""
-    if hasattr(node, "to_plotly_json"):
-        node = node.to_plotly_json()
-    if isinstance(node, str):
-        yield node
-    elif isinstance(node, (list, tuple)):
-        for v in node:
-            yield from _visible(v)
-    elif isinstance(node, dict) and "props" in node:
-        if node.get("type") in ("Code", "Pre", "Store"):  # quoted source; data for the browser's scripts
-            return
-        props = node["props"]
-        yield from _visible(props.get("children"))
-        if "label" in props:
-            yield from _visible(props["label"])
-        fig = props.get("figure")
-        if fig is not None:
-            fig = fig.to_plotly_json() if hasattr(fig, "to_plotly_json") else fig
-            yield from _figure_text(fig)
-
-
-def _figure_text(fig: dict):
-    for tr in fig.get("data", []):
-        if isinstance(tr.get("name"), str):
-            yield tr["name"]
-    lay = fig.get("layout", {})
-    for k, v in lay.items():
-        if isinstance(v, dict) and isinstance(v.get("title"), dict) and isinstance(v["title"].get("text"), str):
-            yield v["title"]["text"]
-    title = lay.get("title")
-    if isinstance(title, dict) and isinstance(title.get("text"), str):
-        yield title["text"]
-    for a in lay.get("annotations", []) or []:
-        if isinstance(a.get("text"), str):
-            yield a["text"]
-
-
 def _prose_blocks(node):
     """The text of each md() block (className "prose") of a component tree."""
     if hasattr(node, "to_plotly_json"):
@@ -74,7 +37,7 @@ def _prose_blocks(node):
             yield from _prose_blocks(v)
     elif isinstance(node, dict) and "props" in node:
         if node["props"].get("className") == "prose":
-            yield "".join(_visible(node["props"].get("children")))
+            yield "".join(visible(node["props"].get("children")))
         else:
             yield from _prose_blocks(node["props"].get("children"))
 
@@ -175,6 +138,6 @@ def test_relu_and_sigmoid_quote_computed_slopes(lang):
 def test_zh_words(slug):
     """Chinese quotation marks, 0.5 and 0.25 as numbers, one term for dead units (digits, placeholders
     and raw identifiers on every page: tests/test_page_text.py)."""
-    zh = "\n".join(_visible(render(slug, "zh")))
+    zh = "\n".join(visible(render(slug, "zh")))
     for bad in ('"', "½", "¼", "二分之一", "四分之一", "死亡单元", "死亡 ReLU"):
         assert bad not in zh, bad
