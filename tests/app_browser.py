@@ -135,10 +135,14 @@ def open_page(page, url: str, ready: str = "main.page", full: bool = False):
 
     In a tab where the app is already running, the URL is pushed to the history and
     a popstate event makes dcc.Location route it; otherwise (or with full=True, or when
-    url is the one already open: dcc.Location routes nothing for an unchanged URL, and
-    the previous test's state would remain) a full page load.
+    url has the path already open: dcc.Location routes nothing for an unchanged URL, the
+    previous test's state would remain, and a page in another language may keep its <main>
+    node) a full page load.
     """
-    if not full and page.url != url and page.url.split("/")[:3] == url.split("/")[:3] and page.evaluate("() => !!window.dash_clientside && !!document.querySelector('main.page')"):
+    # the same path (another language or query): React may keep the <main> node it had (same id),
+    # and with it the data-stale mark this waits to see go: a full load then
+    same_path = page.url.partition("?")[0] == url.partition("?")[0]
+    if not full and not same_path and page.url.split("/")[:3] == url.split("/")[:3] and page.evaluate("() => !!window.dash_clientside && !!document.querySelector('main.page')"):
         page.evaluate(
             # blur first, as the click on a link would: a focused box unmounted by the
             # route change would otherwise fire its blur handler on a removed element
