@@ -53,7 +53,7 @@ def test_bert_tables_show_one_minus_the_score(probe):
 
 
 def test_bert_text_quotes_the_gaps_and_grouped_counts(probe):
-    v = bert.quoted(probe)
+    v = probe_view.quoted(probe)
     cr = probe["precision"][-1]
     assert float(v["cr_gap"]) == pytest.approx(1 - cr["cos_min"], rel=5e-4) and len(v["cr_gap"].split("e")[0].replace(".", "").lstrip("0")) == 4
     assert v["tokens"] == f"{probe['tokens']:,}" and v["n"] == f"{probe['n_sentences']:,}"

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import functools
-import math
-
-import numpy as np
 
 from dash import dcc, html
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
 
 from ..results.printing import fixed as fmt  # noqa: F401  (the pages format numbers with it)
+from ..results.printing import sig
 from .mathml import mathml, split
 from .state import Param
 
@@ -190,20 +188,6 @@ def more(summary: str, *children, **kw) -> html.Details:
     """An advanced part of a page, folded: its one-line summary shows, the rest opens on
     a click (or Enter), so the page first shows its one main idea."""
     return html.Details([html.Summary(summary), *children], className="more", **kw)
-
-
-def sig(v, digits: int = 4) -> str:
-    """A computed number as text and tables show it: `digits` significant figures
-    (trailing zeros kept; integers as they are, grouped by thousands); the full value is for :func:`full` and the CSV."""
-    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-        return f"{int(v):,}"
-    v = float(v)
-    if not math.isfinite(v) or v == 0:
-        return "0" if v == 0 else f"{v}"
-    if 10**digits <= abs(v) < 1e7:  # 12,346 reads better than 1.235e+04
-        return f"{v:,.0f}"
-    s = f"{v:#.{digits}g}".rstrip(".").replace(".e", "e")  # '#': 1.000, not 1 (a table's column reads evenly)
-    return s[1:] if s.startswith("-") and float(s) == 0 else s
 
 
 def full(v, digits: int = 4, **kw) -> html.Span:

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import results
 from ..numerics import phi
-from ..results.printing import fixed
+from ..results.printing import fixed, pct, sig
 
 SWAPS = ("gelu_tanh", "gelu_sigmoid", "relu", "silu")  # gelu_lab.nn.probe.SWAPS, without importing torch
 POOL, POOL_WORDS = 48, 14  # neighbours: the first 48 probe sentences of at most 14 words (cheap to embed 5 times)
@@ -40,10 +40,6 @@ def stored() -> dict:
     return {"result": r.value, "provenance": r.provenance, "source": r.source, "run": r.run["id"] if r.run else None}
 
 
-def pct(v, digits: int = 1) -> str:
-    return f"{100 * float(v):.{digits}f} %"
-
-
 def _range(vals, f) -> str:
     return f"{f(min(vals))} – {f(max(vals))}"
 
@@ -56,14 +52,15 @@ def cell(v, digits: int, kind) -> str:
 
 
 def quoted(res: dict) -> dict:
-    """The numbers the page's texts quote ({n}, {tokens}, {sub}, {means}, ...), as shown."""
+    """The numbers the page's texts quote ({n}, {tokens}, {sub}, {means}, ...), as shown: counts
+    grouped, and for the scores that round to 1 their gap to 1 (1 - cosine), which does not."""
     L = res["layers"]
     rows = {(w["activation"], w["layer"]): w for w in res["swaps"]}
     cr = res["precision"][-1]
     bf = next((p for p in res["precision"] if p["dtype"] == "bfloat16"), None)
     v = {
-        "n": str(res["n_sentences"]), "tokens": str(res["tokens"]),
-        "sub": str(res.get("subset", {}).get("sentences", res["n_sentences"])),
+        "n": sig(res["n_sentences"]), "tokens": sig(res["tokens"]),
+        "sub": sig(res.get("subset", {}).get("sentences", res["n_sentences"])),
         "means": _range([x["mean"] for x in L], lambda m: fixed(m, 2)),
         "neg": _range([x["share_negative"] for x in L], lambda s: pct(s, 0)),
         "ks_std": _range([x["ks_std_normal"] for x in L], lambda s: fixed(s, 2)),
@@ -71,14 +68,14 @@ def quoted(res: dict) -> dict:
         "mag": _range([x["gelu_magnitude_from_negative"] for x in L], lambda s: pct(s, 0)),
         "mid": _range([x["share_in_minus3_0"] for x in L], lambda s: pct(s, 0)),
         "differs": pct(cr["share_torch_differs"]), "over1": pct(cr["share_torch_over_1ulp"]),
-        "cr_cos": f"{cr['cos_min']:.12f}",
-        "bf_cos": f"{bf['cos_min']:.5f}" if bf else "–", "bf_nn": pct(bf["nn_top1"]) if bf else "–",
+        "cr_gap": sig(1.0 - cr["cos_min"]),
+        "bf_gap": sig(1.0 - bf["cos_min"]) if bf else "–", "bf_nn": pct(bf["nn_top1"]) if bf else "–",
     }
     for a in SWAPS:
         w = rows.get((a, "all"))
         if w:
-            v[f"{a}_cos"] = f"{w['cos_mean']:.6f}" if a == "gelu_tanh" else f"{w['cos_mean']:.3f}"
-            v[f"{a}_rho"] = f"{w['spearman']:.3f}"
+            v[f"{a}_cos"], v[f"{a}_gap"] = sig(w["cos_mean"], 3), sig(1.0 - w["cos_mean"])
+            v[f"{a}_rho"] = sig(w["spearman"], 3)
             v[f"{a}_nn"] = pct(w["nn_top1"])
     return v
 

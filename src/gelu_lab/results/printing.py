@@ -35,6 +35,25 @@ def fixed(v, digits: int = 4) -> str:
     return s[1:] if s.startswith("-") and float(s) == 0 else s
 
 
+def sig(v, digits: int = 4) -> str:
+    """A computed number as text and tables show it: `digits` significant figures
+    (trailing zeros kept; integers as they are, grouped by thousands); the full value is for app.components.full and the CSV."""
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return f"{int(v):,}"
+    v = float(v)
+    if not math.isfinite(v) or v == 0:
+        return "0" if v == 0 else f"{v}"
+    if 10**digits <= abs(v) < 1e7:  # 12,346 reads better than 1.235e+04
+        return f"{v:,.0f}"
+    s = f"{v:#.{digits}g}".rstrip(".").replace(".e", "e")  # '#': 1.000, not 1 (a table's column reads evenly)
+    return s[1:] if s.startswith("-") and float(s) == 0 else s
+
+
+def pct(v, digits: int = 1) -> str:
+    """A share in [0, 1] as a percentage with `digits` decimals: 0.8413 -> '84.1 %'."""
+    return f"{100 * float(v):.{digits}f} %"
+
+
 def fmt_number(v, digits: int = 10) -> str:
     if isinstance(v, (float, np.floating)):
         return f"{float(v):.{digits}g}"

@@ -42,17 +42,6 @@ def _head(m, t):
     return t["col.nn_top1"] if m == "nn_top1" else t[f"col.gap.{m}"]
 
 
-def quoted(res) -> dict:
-    """The numbers the texts quote: probe_view's, with counts grouped and, for the scores that
-    round to 1, their gap to 1 (1 − cosine) instead."""
-    v = data.quoted(res)
-    w = {a: next((x for x in res["swaps"] if x["activation"] == a and x["layer"] == "all"), None) for a in data.SWAPS}
-    cr, bf = res["precision"][-1], next((p for p in res["precision"] if p["dtype"] == "bfloat16"), None)
-    v.update(n=sig(res["n_sentences"]), tokens=sig(res["tokens"]), sub=sig(int(v["sub"])), cr_gap=sig(1.0 - cr["cos_min"]),
-             bf_gap=sig(1.0 - bf["cos_min"]) if bf else "–", gelu_tanh_gap=sig(1.0 - w["gelu_tanh"]["cos_mean"]) if w["gelu_tanh"] else "–")
-    return v
-
-
 def histograms(res, t):
     panels = [{**p, "title": content.fill(t["hist.panel"], i=str(i + 1), mean=fmt(p["mean"], 2), std=fmt(p["std"], 2))}
               for i, p in enumerate(data.histogram_panels(res))]
@@ -95,7 +84,7 @@ def layout(state, lang):
     names = _names(lang)
     d = data.stored()
     res = d["result"]
-    v = quoted(res)
+    v = data.quoted(res)
     return html.Div(
         [
             html.H1(t["title"]),

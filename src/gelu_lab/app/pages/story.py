@@ -6,16 +6,17 @@ shipped experiment) and the stored BERT probe; the papers' own figures are cited
 
 from __future__ import annotations
 
-import numpy as np
 from dash import dcc, html
 
-from ... import activations
+from ... import activations, numerics
 from ...analysis import claims, theory
 from ...analysis.errors import error_functions, max_abs_error
-from ...nn import ffn_view, probe_view
-from .. import content, registry
 from ...figures import curves
 from ...figures import ffn as ffn_figs
+from ...floats import FORMATS, ulp_of
+from ...nn import ffn_view, probe_view
+from ...results.printing import pct
+from .. import content, registry
 from ..components import graph, md, section, sig
 from ..state import href
 
@@ -36,10 +37,6 @@ STEPS = [
 FOLKLORE = ("monotonic", "random", "quick_gelu_is_silu", "torch_default_tanh", "tanh_much_faster", "relu_half_dead", "gelu_lower_loss")
 
 
-def pct(v) -> str:
-    return f"{sig(100 * float(v), 3)} %"
-
-
 def signed(v) -> str:
     """A difference with its sign (+0.095, -0.0012): which side leads is the point."""
     return ("+" if v > 0 else "") + sig(v, 2)
@@ -49,8 +46,7 @@ def _decision():
     return ffn_view.decision(ffn_view.pool()[0])
 
 
-def _ffn(lang: str, t: dict) -> dict:
-    d = _decision()
+def _ffn(lang: str, t: dict, d: dict | None) -> dict:
     if d is None:
         return {"ffn": t["small.none"], "trends": "", "silu": ""}
     r, c = d["relu"], d["c"]
@@ -70,17 +66,9 @@ def _ffn(lang: str, t: dict) -> dict:
     }
 
 
-def _probe() -> dict:
-    res = probe_view.stored()["result"]
-    swaps = {w["activation"]: w for w in res["swaps"] if w["layer"] == "all"}
-    out = {"n": str(res["n_sentences"])}
-    for a, w in swaps.items():
-        out[f"{a}_cos"], out[f"{a}_1mcos"], out[f"{a}_nn"] = sig(w["cos_mean"], 3), sig(1 - w["cos_mean"], 2), pct(w["nn_top1"])
-    return out
-
-
-def numbers(lang: str, t: dict) -> dict:
-    """Every value the story quotes, as it shows them."""
+def numbers(lang: str, t: dict, decision: dict | None = None) -> dict:
+    """Every value the story quotes, as it shows them (`decision`: ffn_view.decision of the
+    runs pool, read here when not given)."""
     k = theory.key_points()
     phi = theory.gate_table([1.0, -1.0])
     tanh_err, tanh_at = max_abs_error(*error_functions("gelu_tanh"), -4.0, 4.0)
@@ -89,8 +77,9 @@ def numbers(lang: str, t: dict) -> dict:
         "slope0": sig(k["grad_at_0"], 1), "min_x": sig(k["grad_root"]), "min": sig(k["gelu_min"]),
         "dip_x": sig(k["grad_min_x"]), "dip": sig(k["grad_min"]),
         "tanh_err": sig(tanh_err, 2), "tanh_at": sig(tanh_at, 3),
-        "f16_half": sig(float(np.spacing(np.float16(tanh_at))) / 2, 2),
-        **_ffn(lang, t), **_probe(),
+        # the float16 spacing at GELU's value there, as analysis.forms measures an error in steps
+        "f16_half": sig(float(ulp_of(numerics.gelu_exact(tanh_at), FORMATS["float16"])) / 2, 2),
+        **_ffn(lang, t, decision if decision is not None else _decision()), **probe_view.quoted(probe_view.stored()["result"]),
     }
 
 
@@ -119,27 +108,21 @@ def _shape_figure(t: dict, lang: str):
                                                          "x", "f(x)", title=t["fig.shape.title"], yrange=[-0.5, 3.0]))
 
 
-def _trend_figure(t: dict):
-    d = _decision()
+def _trend_figure(t: dict, d: dict | None):
     if d is None or not d["trend"]:
         return None
     points = [{**p, "series": t.get(f"small.init.{p['fc']}", p["fc"])} for p in d["trend"]]
     return graph("story-trend", ffn_figs.trend_figure(points, {"title": t["fig.trend.title"], "x": t["fig.trend.x"], "y": t["fig.trend.y"]}))
 
 
-FIGURES = {"shape": _shape_figure, "small": lambda t, lang: _trend_figure(t)}
-
-
 def layout(state, lang):
     t, shell = content.text(lang, "story"), content.text(lang, "shell")
-    v = numbers(lang, t)
+    d = _decision()
+    v = numbers(lang, t, d)
+    shown = {"shape": _shape_figure(t, lang), "small": _trend_figure(t, d), "folklore": _folklore(lang, t)}  # below a step's text
     body = [html.H1(t["title"]), md(t["intro"])]
     for i, (step, slugs) in enumerate(STEPS, 1):
-        parts = [html.H2(f"{i}. {t[step + '.h']}", id=f"story-{step}"), md(content.fill(t[step + ".text"], **v))]
-        if step in FIGURES:
-            parts.append(FIGURES[step](t, lang))
-        if step == "folklore":
-            parts.append(_folklore(lang, t))
+        parts = [html.H2(f"{i}. {t[step + '.h']}", id=f"story-{step}"), md(content.fill(t[step + ".text"], **v)), shown.get(step)]
         body.append(section(*parts, _checks(slugs, lang, t, shell)))
     body.append(html.Section([html.H2(t["which.h"], id="story-which"), md(content.fill(t["which.text"], **v))], className="card which"))
     return html.Div(body)
