@@ -2,6 +2,7 @@
 
     words(res, lang) -> {"text", "note", "source"}
     value(v, t)      -> one evidence value as text (about four significant figures)
+    exact(v)         -> a float few figures write exactly (0.5), else None
     case(pair, t)    -> a bench pair ("torch:tanh:fwd+bwd / torch:erf:fwd+bwd") as the reader calls it
 
 From ``content/<lang>/misconceptions.md``: the statement is the block ``claim.<id>``,
@@ -26,6 +27,12 @@ def case(pair: str, t: dict) -> str:
     return content.fill(t["backend.pass"], name=name) if rest[1:] else name
 
 
+def exact(v, digits: int = 4) -> str | None:
+    """A float that `digits` figures write exactly, written so (0.5, not 0.5000); else None."""
+    short = f"{v:.{digits}g}"
+    return short if isinstance(v, float) and abs(v) < 1e4 and float(short) == v else None
+
+
 def value(v, t: dict, digits: int = 4) -> str:
     """An evidence value as a sentence shows it: numbers to about `digits` significant figures,
     counts grouped, yes / no for a truth value, a list joined with "and", a bench ratio
@@ -38,10 +45,7 @@ def value(v, t: dict, digits: int = 4) -> str:
         return v
     if isinstance(v, (int, float, np.integer, np.floating)):
         v = v.item() if isinstance(v, np.generic) else v
-        short = f"{v:.{digits}g}"
-        if isinstance(v, float) and abs(v) < 1e4 and float(short) == v:  # exact in a few figures: 0.5, not 0.5000
-            return short
-        return sig(v, digits)
+        return exact(v, digits) or sig(v, digits)
     if isinstance(v, dict):
         if all(isinstance(k, str) and " / " in k for k in v):  # tanh / erf throughput ratios
             return t["list.sep"].join(content.fill(t["value.ratio"], name=case(k, t), ratio=sig(x, 3)) for k, x in v.items())

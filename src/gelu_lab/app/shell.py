@@ -94,11 +94,11 @@ def _pager(page: registry.Page, lang: str, t: dict):
     """The guided route: links to the previous and the next page in navigation order."""
     i = registry.PAGES.index(page)
     links = []
-    for j, key, cls in ((i - 1, "pager.prev", "pager-prev"), (i + 1, "pager.next", "pager-next")):
+    for j, way in ((i - 1, "prev"), (i + 1, "next")):
         if 0 <= j < len(registry.PAGES):
             p = registry.PAGES[j]
-            links.append(dcc.Link([html.Span(t[key], className="pager-dir"), html.Span(t[f"nav.{p.slug}"], className="pager-title")],
-                                  href=state.href(p.route, lang), className=cls, id=f"pager-{'prev' if j < i else 'next'}"))
+            links.append(dcc.Link([html.Span(t[f"pager.{way}"], className="pager-dir"), html.Span(t[f"nav.{p.slug}"], className="pager-title")],
+                                  href=state.href(p.route, lang), className=f"pager-{way}", id=f"pager-{way}"))
     return html.Nav(links, className="pager", **{"aria-label": t["pager.label"]})
 
 

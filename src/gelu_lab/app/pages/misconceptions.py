@@ -26,7 +26,7 @@ from ...analysis import claims as C
 from ...figures import misconceptions as figs
 from ...nn import train_job
 from .. import content, job_box
-from ..claim_words import case, value, words
+from ..claim_words import case, exact, value, words
 from ..components import full, graph, md, more, prose, sig, values_table
 
 LIVE = True  # the layout shows the measurement store: the shell renders it anew for every load
@@ -65,7 +65,7 @@ def _cell(v, t: dict, lang: str):
     if isinstance(v, (int, np.integer)):
         return sig(int(v))
     if isinstance(v, (float, np.floating)):  # exact in 4 figures (0.5, -4): as it is; else 4 figures, the rest on hover
-        return value(v, t) if float(value(v, t)) == v else full(float(v))
+        return exact(float(v)) or full(float(v))
     if isinstance(v, dict):
         return numbers({k: x for k, x in v.items() if k != "key"}, t, lang)  # a run's long store key says nothing to a reader
     items = list(v)
