@@ -29,7 +29,7 @@ from scipy import integrate, optimize, special
 from .. import activations
 from .. import numerics as nm
 from . import errors, fits, forms, theory
-from .theory import gate_error, gate_minimax
+from .theory import gate_error, gate_gap, gate_minimax
 
 INTERVAL = (-4.0, 4.0)  # where the approximations are compared, as on the Implementation page
 DROPOUT_N, SEED = 100_000, 0  # Monte Carlo draws of GELU's Bernoulli mask
@@ -173,7 +173,7 @@ def _c044715():
 def _c044715_fits():
     c_gate, gate_max = gate_minimax("tanh")
     f = fits.fit("tanh", INTERVAL, "max")
-    classic_gate = errors.max_abs_error(*gate_error("tanh", nm.TANH_CUBIC), *INTERVAL)[0]
+    classic_gate = gate_gap("tanh", nm.TANH_CUBIC, INTERVAL)
     return {"c_gate": c_gate, "gate_max": gate_max, "gate_max_classic": classic_gate, "c_gelu": f.params["c"], "gelu_max_fit": f.max_error}
 
 

@@ -11,6 +11,7 @@ time, never typed in.
     beta_family(betas, xs)         x sigmoid(beta x) and its largest distance to GELU
     best_beta()                    the beta minimising that distance (minimax)
     gates(xs)                      Phi(x), sigmoid(1.702 x), sigmoid(x)
+    gate_gap(form, const)          max |approximate gate - Phi| (gate_error: the error functions)
     sigmoid_gate()                 where 1.702 comes from: slopes at 0, slope matching, the gate's minimax beta
     key_points()                   GELU'(0), the zero of GELU', the extrema of GELU', max sigma'
 """
@@ -166,6 +167,11 @@ def gate_error(form: str, const: float):
     return e, de
 
 
+def gate_gap(form: str, const: float, interval=(-4.0, 4.0)) -> float:
+    """max |gate(x) - Phi(x)| on the interval: the located maximum of :func:`errors.max_abs_error`."""
+    return errors.max_abs_error(*gate_error(form, const), *interval, n=4001)[0]
+
+
 @functools.cache
 def gate_minimax(form: str, interval=(-4.0, 4.0)) -> tuple[float, float]:
     """(constant, max error) minimising max_x |gate(x) - Phi(x)| on the interval (see gate_error).
@@ -174,15 +180,9 @@ def gate_minimax(form: str, interval=(-4.0, 4.0)) -> tuple[float, float]:
     Brent on e'); bounded Brent over the constant, as :mod:`.fits` does for GELU's own error.
     (-4, 4) is the interval the Implementation page compares the approximations on.
     """
-    a, b = interval
     name = "c" if form == "tanh" else "beta"
-
-    def obj(v):
-        return errors.max_abs_error(*gate_error(form, v), a, b, n=4001)[0]
-
-    r = optimize.minimize_scalar(obj, bounds=fits.BOUNDS[name], method="bounded", options={"xatol": 1e-12})
+    r = optimize.minimize_scalar(lambda v: gate_gap(form, v, interval), bounds=fits.BOUNDS[name], method="bounded", options={"xatol": 1e-12})
     return float(r.x), float(r.fun)
-
 
 
 @functools.cache
@@ -200,20 +200,17 @@ def sigmoid_gate() -> dict:
     sig1_0 = float(_f("sigmoid", 1)(0.0))
     phi0 = float(nm.phi(0.0))
     slope_beta = phi0 / sig1_0
-    gate_beta, gate_gap = gate_minimax("sigmoid", (-8.0, 8.0))
-
-    def gap(beta):
-        return errors.max_abs_error(*gate_error("sigmoid", beta), -8.0, 8.0, n=4001)[0]
-
+    wide = (-8.0, 8.0)
+    best_beta, best_gap = gate_minimax("sigmoid", wide)
     return {
         "beta": nm.SIGMOID_BETA,
         "phi_slope": phi0,
         "sig_slope": nm.SIGMOID_BETA * sig1_0,
         "slope_beta": slope_beta,
-        "slope_gap": gap(slope_beta),
-        "gate_beta": gate_beta,
-        "gate_gap": gate_gap,
-        "gap": gap(nm.SIGMOID_BETA),
+        "slope_gap": gate_gap("sigmoid", slope_beta, wide),
+        "gate_beta": best_beta,
+        "gate_gap": best_gap,
+        "gap": gate_gap("sigmoid", nm.SIGMOID_BETA, wide),
     }
 
 
