@@ -35,20 +35,21 @@ def luminance(css: str) -> float:
     return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
 
 
+def _tab_with(browser, **media):
+    """A tab in a context of its own that emulates `media` (color_scheme, reduced_motion)."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, **media)
+    yield _new_tab(ctx)
+    ctx.close()
+
+
 @pytest.fixture
 def scheme_page(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
-    pg = _new_tab(ctx)
-    yield pg
-    ctx.close()
+    yield from _tab_with(browser, color_scheme="dark")
 
 
 @pytest.fixture
 def calm_page(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
-    pg = _new_tab(ctx)
-    yield pg
-    ctx.close()
+    yield from _tab_with(browser, reduced_motion="reduce")
 
 
 def test_dark_scheme_gives_a_dark_page_and_dark_figures_with_light_text(scheme_page, app_url):

@@ -63,7 +63,7 @@ class Job:
                 return self.describe(st, lang)
             except (KeyError, TypeError, ValueError):  # a job file from another version: say its own words
                 pass
-        return st.get("what") or st["command"]
+        return _own_words(st)
 
 
 JOBS: dict[str, Job] = {}
@@ -86,6 +86,11 @@ def seen(name: str) -> dict:
 def args(name: str) -> dict:
     """The id of the box's store of start arguments (a page's callback keeps it current)."""
     return _id("args", name)
+
+
+def _own_words(st: dict) -> str:
+    """What a job file says it computes: its "what", else its command."""
+    return st.get("what") or st["command"]
 
 
 def running(name: str) -> bool:
@@ -114,7 +119,7 @@ def view(st: dict | None, lang: str, idle: str, what: str | None = None) -> tupl
     p = st.get("progress") or {}
     total = max(1, int(p.get("total") or 1))
     n = min(total, int(p.get("n") or 0))
-    what = what or st.get("what") or st["command"]
+    what = what or _own_words(st)
     state = st["state"]
     if state == "running":
         return n, total, content.fill(t["running"], what=what, n=f"{n:,}", total=f"{total:,}", pct=f"{100 * n / total:.0f}"), True
