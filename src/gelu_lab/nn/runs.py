@@ -26,7 +26,7 @@ import json
 import math
 
 # the comparison itself sits below nn (the claims use it too); the callers of nn.runs find it here
-from ..results.runsets import compare_group, experiments, final_loss, group_key, group_label, groups, paired, pairs  # noqa: F401
+from ..results.runsets import compare_group, experiments, final_loss, group_key, group_label, groups, paired, pairs, verdict_parts  # noqa: F401
 
 
 def export_doc(runs: list[dict], provenance: dict | None = None, digits: int = 6) -> dict:
@@ -78,26 +78,21 @@ def paired_line(p: dict) -> str:
     return f"{p['a']} - {p['b']}: {p['mean']:+.4f} nats/char, 95 % interval [{p['lo']:+.4f}, {p['hi']:+.4f}] over {p['n']} seeds: {words}"
 
 
-def verdict(rows: list[dict], lang: str = "en") -> str:
-    """One sentence: who wins and whether the gaps exceed the seed spread."""
-    if not rows:
+def verdict(rows: list[dict]) -> str:
+    """One sentence, the CLI's (the page words results.runsets.verdict_parts in its language):
+    who wins and whether the gaps exceed the seed spread."""
+    v = verdict_parts(rows)
+    if v is None:
         return ""
-    best = rows[0]["activation"]
-    if len(rows) == 1:
-        return {"en": f"only {best} was run", "zh": f"只运行了 {best}"}[lang]
-    if rows[0]["n"] < 2:
-        return {"en": f"{best} is lowest, but with one seed the seed-to-seed spread is unknown",
-                "zh": f"{best} 最低，但只有一个种子，无法判断种子间波动"}[lang]
-    close = [r["activation"] for r in rows[1:] if not r["separated"]]
-    if not close:
-        return {"en": f"{best} wins; every gap is larger than the seed-to-seed spread",
-                "zh": f"{best} 最好；所有差距都大于种子间波动"}[lang]
-    names = ", ".join(close)
-    every = all(r["behind"] and r["behind"].split("/")[0] == r["behind"].split("/")[1] != "1"
-                for r in rows[1:] if not r["separated"])
-    tail = {"en": "; paired by seed, it is ahead of them in every seed", "zh": "；按种子配对，它在每个种子上都领先"}[lang] if every else ""
-    return {"en": f"{best} is lowest, but within the seed spread of {names}: not a clear win over them",
-            "zh": f"{best} 最低，但与 {names} 的差距在种子波动之内：不算明确胜出"}[lang] + tail
+    best = v["best"]
+    if v["kind"] == "only":
+        return f"only {best} was run"
+    if v["kind"] == "one_seed":
+        return f"{best} is lowest, but with one seed the seed-to-seed spread is unknown"
+    if v["kind"] == "wins":
+        return f"{best} wins; every gap is larger than the seed-to-seed spread"
+    tail = "; paired by seed, it is ahead of them in every seed" if v["ahead"] else ""
+    return f"{best} is lowest, but within the seed spread of {', '.join(v['close'])}: not a clear win over them" + tail
 
 
 # --- series for the figures ------------------------------------------------------
