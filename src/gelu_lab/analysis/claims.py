@@ -38,6 +38,7 @@ from typing import Callable
 import numpy as np
 
 from .. import numerics as nm
+from ..results.printing import pct  # a share as the note says it (the only value given as text: a percentage)
 
 VERDICTS = ("true", "false", "depends", "unsettled", "untested")
 SOURCES = ("computed", "store", "shipped", "measured")
@@ -313,7 +314,7 @@ def _relu_half_dead(store, measure):
     # layer past half, with every network below it, is the case where it depends on where you look
     verdict = "true" if max(s["dead_share"] for s in shares) > 0.5 else "depends" if worst > 0.5 else "false"
     return _ev(verdict, f, "note.relu_half_dead",
-               {"runs": len(shares), "mean": f"{100 * mean:.1f} %", "worst": f"{100 * worst:.1f} %"}, TRAIN_HOW, source, prov)
+               {"runs": len(shares), "mean": pct(mean), "worst": pct(worst)}, TRAIN_HOW, source, prov)
 
 
 def _gelu_lower_loss(store, measure):
