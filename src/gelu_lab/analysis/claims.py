@@ -321,11 +321,11 @@ def _gelu_lower_loss(store, measure):
     """GELU against ReLU in the main cell of the learning-rate experiment: the paired interval
     of the final val loss, and the same at every evaluation step (is GELU behind early and
     ahead late?)."""
-    from ..results.runsets import paired
+    from ..results.runsets import main_cell, pair_of, paired
 
     source, runs, exps = _train_runs(store)
-    main = next((c for c in exps[0]["cells"] if c["main"]), None) if exps else None
-    p = next((q for q in main["paired"] if q["b"] == "relu"), None) if main else None
+    main = main_cell(exps)
+    p = pair_of(main, "relu")
     if p is None or p["n"] < 2:
         return _ev("untested", {}, "note.gelu_lower_loss.none", how=EXPERIMENT_HOW)
     curves: dict[str, dict] = {}

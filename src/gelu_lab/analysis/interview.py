@@ -189,15 +189,15 @@ def _ffn_gain():
     final-loss difference and its 95 % interval, and the worst dead-ReLU share of any layer
     of any of its ReLU runs. The shipped set only: a value of the installed package."""
     from .. import results
-    from ..results.runsets import experiments
+    from ..results.runsets import experiments, main_cell, pair_of
     from .claims import dead_relu_shares
 
     got = results.latest("train", store=False)
     exps = experiments(got.value) if got else []
-    if not exps:
+    main = main_cell(exps)
+    p = pair_of(main, "relu")
+    if p is None:
         return {k: math.nan for k in ("ffn_gap", "ffn_lo", "ffn_hi", "ffn_n", "ffn_width", "ffn_steps", "relu_dead_max")}
-    main = next(c for c in exps[0]["cells"] if c["main"])
-    p = next(q for q in main["paired"] if q["b"] == "relu")
     dead = dead_relu_shares(exps[0]["runs"])
     c = main["runs"][0]["config"]
     return {"ffn_gap": p["mean"], "ffn_lo": p["lo"], "ffn_hi": p["hi"], "ffn_n": p["n"], "ffn_width": c["n_embd"], "ffn_steps": c["steps"],

@@ -117,15 +117,11 @@ def provenance(gruns: list[dict], shipped: dict) -> list[dict]:
     return out
 
 
-def _pair(cell: dict, other: str) -> dict | None:
-    return next((p for p in cell["paired"] if p["b"] == other), None)
-
-
 def trend(exp: dict, other: str = "relu") -> list[dict]:
     """GELU minus `other` in every cell of an experiment that has both: [{"fc", "width", "mean", "lo", "hi", "n"}]."""
     out = []
     for c in exp["cells"]:
-        p = _pair(c, other)
+        p = R.pair_of(c, other)
         if p and p["n"]:
             out.append({"fc": str(c["fc"]), "width": c["width"], "mean": p["mean"], "lo": p["lo"], "hi": p["hi"], "n": p["n"], "verdict": p["verdict"]})
     return out
@@ -154,10 +150,10 @@ def decision(runs: list[dict]) -> dict | None:
     if not exps:
         return None
     e = exps[0]
-    main = next(c for c in e["cells"] if c["main"])
+    main = R.main_cell(exps)
     points = trend(e)
     words = {fc: trend_word([p for p in points if p["fc"] == fc]) for fc in dict.fromkeys(p["fc"] for p in points)}
-    return {"exp": e, "main": main, "relu": _pair(main, "relu"), "pairs": main["paired"], "trend": points, "trend_words": words,
+    return {"exp": e, "main": main, "relu": R.pair_of(main, "relu"), "pairs": main["paired"], "trend": points, "trend_words": words,
             "sweep": e["sweep"], "lr": e["lr"], "c": main["runs"][0]["config"]}
 
 

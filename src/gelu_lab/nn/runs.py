@@ -26,7 +26,7 @@ import json
 import math
 
 # the comparison itself sits below nn (the claims use it too); the callers of nn.runs find it here
-from ..results.runsets import compare_group, experiments, final_loss, group_key, group_label, groups, paired, pairs, verdict_parts  # noqa: F401
+from ..results.runsets import compare_group, experiments, final_loss, group_key, group_label, groups, main_cell, pair_of, paired, pairs, verdict_parts  # noqa: F401
 
 
 def export_doc(runs: list[dict], provenance: dict | None = None, digits: int = 6) -> dict:

@@ -109,6 +109,16 @@ def verdict_parts(rows: list[dict]) -> dict | None:
     return {"kind": "close" if close else "wins", "best": best, "close": [r["activation"] for r in close], "ahead": ahead}
 
 
+def main_cell(exps: list[dict]) -> dict | None:
+    """The main cell of the first experiment of :func:`experiments` (its sweep's width and init); None without one."""
+    return next((c for c in exps[0]["cells"] if c["main"]), None) if exps else None
+
+
+def pair_of(cell: dict | None, other: str) -> dict | None:
+    """GELU against `other` in an experiment cell (an entry of its "paired"); None without it."""
+    return next((p for p in cell["paired"] if p["b"] == other), None) if cell else None
+
+
 def pairs(rows: list[dict], ref: str = "gelu") -> list[dict]:
     """`ref` against every other activation of a compare_group, seed by seed:
     [{"a": ref, "b": act, **paired(ref's losses, act's)}]; [] without `ref`."""
