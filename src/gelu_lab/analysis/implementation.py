@@ -23,9 +23,8 @@ import numpy as np
 
 from .. import results
 from ..results import jobs
-from ..results.printing import fixed
 from . import accuracy as acc
-from . import bench, errors, fits
+from . import errors, fits
 
 FORMS = ("gelu_tanh", "gelu_sigmoid")  # the approximations, against exact GELU
 POINTS = 1201  # points of the drawn curves (the maxima are located, not read off them)
@@ -48,22 +47,17 @@ def _curves(a: float, b: float):
 
 
 def errors_on(a: float, b: float, scale: str = "abs") -> dict:
-    """{"x", "curves", "maxima", "readouts"}: per form of FORMS its absolute (or, scale
-    "rel", relative; inf and nan drawn as gaps) error against exact GELU on POINTS
-    points of [a, b], the located maxima [(x, error)], and per form its max absolute
-    error, where, max relative error, where (as the page shows them)."""
+    """{"x", "curves", "maxima"}: per form of FORMS its absolute (or, scale "rel", relative;
+    inf and nan drawn as gaps) error against exact GELU on POINTS points of [a, b], and the
+    located maxima [(x, error)]."""
     res = _curves(a, b)
-    readouts = []
-    for r in (res[f] for f in FORMS):
-        at = " ".join(fixed(x, 4) for x, _ in r.argmax_pair) or "—"
-        readouts += [f"{r.max_abs_error:.4e}", at, f"{r.max_rel_error:.4e}", fixed(r.argmax_rel, 4)]
     if scale == "rel":
         curves = {f: np.where(np.isfinite(r.rel_error), r.rel_error, np.nan) for f, r in res.items()}
         maxima = {f: [(r.argmax_rel, r.max_rel_error)] if math.isfinite(r.max_rel_error) else [] for f, r in res.items()}
     else:
         curves = {f: r.abs_error for f, r in res.items()}
         maxima = {f: list(r.argmax_pair) for f, r in res.items()}
-    return {"x": res[FORMS[0]].x, "curves": curves, "maxima": maxima, "readouts": readouts}
+    return {"x": res[FORMS[0]].x, "curves": curves, "maxima": maxima}
 
 
 # --- constants ------------------------------------------------------------------------
@@ -72,16 +66,14 @@ def errors_on(a: float, b: float, scale: str = "abs") -> dict:
 def constants_on(c: float, k: float, beta: float, a: float, b: float) -> dict:
     """The tanh form with constants (c, k) and the sigmoid form with beta, against the
     classic constants, on [a, b]: {form: {"params", "x", "error", "classic_error", "at",
-    "at_error", "readouts"}}: the sup error located by :func:`fits.sup_error`; readouts
-    its value, where, and the classic constants' sup error."""
+    "at_error"}}: the sup error located by :func:`fits.sup_error`, where and its value."""
     x = np.linspace(a, b, POINTS)
     out = {}
     for form, p in (("tanh", {"c": c, "k": k}), ("sigmoid", {"beta": beta})):
         e = fits.error_of(form, p)[0]
-        m, at = fits.sup_error(form, p, a, b)
-        cm, _ = fits.sup_error(form, fits.CLASSIC[form], a, b)
+        _, at = fits.sup_error(form, p, a, b)
         out[form] = {"params": p, "x": x, "error": e(x), "classic_error": fits.error_of(form, fits.CLASSIC[form])[0](x),
-                     "at": at, "at_error": float(e(at)), "readouts": [f"{m:.4e}", fixed(at, 4), f"{cm:.4e}"]}
+                     "at": at, "at_error": float(e(at))}
     return out
 
 
@@ -196,8 +188,8 @@ def stored_bench():
 
 def cost() -> dict | None:
     """Forward float32 throughput (Gelem/s) at the largest size and fewest threads of the
-    newest bench run: {"n", "threads", "bars": {form: [per backend]}, "copy", "ratios"
-    (tanh over erf per backend, as text), "run", "machine"}; None when no run is stored or shipped."""
+    newest bench run: {"n", "threads", "bars": {form: [per backend]}, "copy", "run",
+    "machine"}; None when no run is stored or shipped."""
     got = stored_bench()
     fwd = [r for r in got[1] if r["direction"] == "forward" and r["dtype"] == "float32"] if got else []
     if not fwd:
@@ -206,9 +198,7 @@ def cost() -> dict | None:
     n, threads = max(r["n"] for r in fwd), min(r["threads"] for r in fwd)
     at = {r["case"]: r["gelem_s"] for r in fwd if r["n"] == n and r["threads"] == threads}
     return {"n": n, "threads": threads, "bars": {f: [at.get(f"{b}:{f}") for b in BACKENDS] for f in COST_FORMS},
-            "copy": at.get("copy"), "ratios": ", ".join(f"{r['num'].split(':')[0]} {r['ratio']:.2f}×" for r in bench.tanh_vs_erf(rows)
-                                                        if r["n"] == n and r["threads"] == threads) or "—",
-            "run": run or {}, "machine": machine}
+            "copy": at.get("copy"), "run": run or {}, "machine": machine}
 
 
 # --- the background jobs ----------------------------------------------------------------
