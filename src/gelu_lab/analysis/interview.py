@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
-from scipy import integrate, optimize, special
+from scipy import integrate, special
 
 from .. import activations
 from .. import numerics as nm

@@ -22,7 +22,6 @@ a paired view the unpaired spread test is blind to.
 
 from __future__ import annotations
 
-import json
 import math
 
 # the comparison itself sits below nn (the claims use it too); the callers of nn.runs find it here
