@@ -6,6 +6,7 @@ content: at least 12 questions, the same blocks in zh and en."""
 from __future__ import annotations
 
 import functools
+import json
 import math
 import re
 
@@ -238,9 +239,22 @@ def test_agrees_uses_half_a_unit_of_the_last_stated_digit():
         iv.check("nope")
 
 
-def test_quiz_state_from_click_times():
-    from gelu_lab.app.pages.interview import quiz_state, score
+def _quiz_js(calls: list) -> list:
+    """[state(...) and score(...)] of assets/quiz.js for each call (qids, reveal, knew, didnt, reset), run by node."""
+    import subprocess
 
+    from gelu_lab.app import ASSETS
+
+    script = ("const q = require(process.argv[1]); const calls = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+              "console.log(JSON.stringify(calls.map(([ids, known, r, k, d, z]) => { const s = q.state(ids, known, r, k, d, z);"
+              " return [s, q.score(s, known.length)]; })))")
+    known = list(iv.QUESTIONS)
+    out = subprocess.run(["node", "-e", script, str(ASSETS / "quiz.js")], input=json.dumps([[c[0], known, *c[1:]] for c in calls]),
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def test_quiz_state_from_click_times():
     qids = list(iv.QUESTIONS)
     n = len(qids)
 
@@ -248,17 +262,20 @@ def test_quiz_state_from_click_times():
         return [clicks.get(q, -1) for q in qids]
 
     reveal, knew, didnt = {"grad0": 10, "silu": 60}, {"grad0": 20, "bf16": 40}, {"dip": 30, "bf16": 50}
-    d = quiz_state(qids, times(reveal), times(knew), times(didnt), -1)
-    assert score(d) == {"knew": 1, "didnt": 2, "left": n - 3}  # bf16: "didn't" came last
+    junk = ["abc", None, float("nan"), True, [1], {"a": 1}]  # NaN travels as JSON null
+    (d, s), (_, reset), (after, _), (j, _) = _quiz_js([
+        (qids, times(reveal), times(knew), times(didnt), -1),
+        (qids, times(reveal), times(knew), times(didnt), 70),
+        (qids, times({**reveal, "dip": 80}), times(knew), times({**didnt, "silu": 90}), 55),
+        (qids, [None if x != x else x for x in (junk * n)[:n]], [None if x != x else x for x in (junk * n)[:n]], times({"dip": 5}), "x"),
+    ])
+    assert s == {"knew": 1, "didnt": 2, "left": n - 3}  # bf16: "didn't" came last
     assert set(d["revealed"]) == {"grad0", "dip", "bf16", "silu"}  # marking reveals
     assert d["marks"] == {"grad0": "knew", "dip": "didnt", "bf16": "didnt"}
-    assert score(quiz_state(qids, times(reveal), times(knew), times(didnt), 70)) == {"knew": 0, "didnt": 0, "left": n}
-    after = quiz_state(qids, times({**reveal, "dip": 80}), times(knew), times({**didnt, "silu": 90}), 55)
+    assert reset == {"knew": 0, "didnt": 0, "left": n}
     assert after["revealed"] == [q for q in qids if q in ("dip", "silu")] and after["marks"] == {"silu": "didnt"}
     # junk from the browser counts as never clicked, never an error
-    junk = ["abc", None, float("nan"), True, [1], {"a": 1}]
-    d = quiz_state(qids, (junk * n)[:n], (junk * n)[:n], times({"dip": 5}), "x")
-    assert d == {"revealed": ["dip"], "marks": {"dip": "didnt"}}
+    assert j == {"revealed": ["dip"], "marks": {"dip": "didnt"}}
 
 
 def test_content_has_every_question_in_both_languages():

@@ -4,7 +4,8 @@ Each question is a card; its answer quotes figures (the stated values of
 :mod:`gelu_lab.analysis.interview`, or values computed once per process) and,
 where it has numbers, a Check button computes them now and shows them next to
 the stated ones. Quiz mode (``?quiz=on``) hides the answers: reveal one, say
-whether you knew it; the score is derived from the buttons' click times, until reset.
+whether you knew it; the score is derived from the buttons' click times, in the browser
+(assets/quiz.js), until reset.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import functools
 import math
 
-from dash import ALL, MATCH, Input, Output, State, callback, ctx, dcc, html
+from dash import ALL, MATCH, ClientsideFunction, Input, Output, State, callback, clientside_callback, ctx, dcc, html
 
 from ...analysis import interview as iv
 from ...analysis import theory
@@ -103,45 +104,15 @@ def _question(i: int, qid: str, t: dict, lang: str, quiz: bool):
 
 
 # --------------------------------------------------------------------------
-# the quiz: {"revealed": [qid], "marks": {qid: "knew" | "didnt"}}, derived from the
-# buttons' last-click times, so no state waits on a round trip
-
-
-def _ms(v) -> float:
-    """A button's n_clicks_timestamp (ms since the epoch, -1 or None: never) as a number; junk is never."""
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else -1.0
-
-
-def quiz_state(qids, reveal_ts, knew_ts, didnt_ts, reset_ts) -> dict:
-    """The quiz after the clicks whose times are given, one per question in `qids`.
-
-    A click before the last reset is forgotten; marking reveals; of "knew" and
-    "didn't" the later click counts. Nothing is kept between calls: two clicks
-    inside one round trip both count (each request carries every time).
-    """
-    reset = _ms(reset_ts)
-    revealed, marks = [], {}
-    for q, r, k, d in zip(qids, reveal_ts, knew_ts, didnt_ts):
-        r, k, d = _ms(r), _ms(k), _ms(d)
-        if q not in iv.QUESTIONS or max(r, k, d) <= reset:
-            continue
-        revealed.append(q)
-        if max(k, d) > reset:
-            marks[q] = "knew" if k > d else "didnt"
-    return {"revealed": revealed, "marks": marks}
-
-
-def score(data: dict) -> dict:
-    """{"knew", "didnt", "left"}: counts over the questions."""
-    knew = sum(1 for v in data["marks"].values() if v == "knew")
-    didnt = sum(1 for v in data["marks"].values() if v == "didnt")
-    return {"knew": knew, "didnt": didnt, "left": len(iv.QUESTIONS) - knew - didnt}
+# the quiz: derived in the browser from the buttons' last-click times (assets/quiz.js), so no
+# mark waits on a round trip
 
 
 def layout(state, lang):
     t = _t(lang)
     quiz = state["quiz"] == "on"
-    s = score({"revealed": [], "marks": {}})  # a fresh page: nothing clicked
+    s = {"knew": 0, "didnt": 0, "left": len(iv.QUESTIONS)}  # a fresh page: nothing clicked
+    words = {"questions": list(iv.QUESTIONS), "knew": t["mark.knew"], "didnt": t["mark.didnt"], "shown": SHOWN, "hidden": HIDDEN}
     return html.Div(
         [
             html.H1(t["title"]),
@@ -158,6 +129,7 @@ def layout(state, lang):
                     html.Button(t["reset"], id="interview-reset", n_clicks=0),
                 ], id="interview-score", className="presets", style=SHOWN if quiz else HIDDEN),
                 md(t["quiz.text"]),
+                dcc.Store(id="interview-quiz-words", data=words),  # for assets/quiz.js
             ),
             *[_question(i, qid, t, lang, quiz) for i, qid in enumerate(iv.QUESTIONS, 1)],
             section(html.H2(t["sources.h"]), md(t["sources"])),
@@ -165,7 +137,8 @@ def layout(state, lang):
     )
 
 
-@callback(
+clientside_callback(
+    ClientsideFunction("gelu_quiz", "update"),
     Output({"type": "interview-answer", "q": ALL}, "style"),
     Output({"type": "interview-bar", "q": ALL}, "style"),
     Output({"type": "interview-knew", "q": ALL}, "disabled"),
@@ -180,25 +153,9 @@ def layout(state, lang):
     Input({"type": "interview-didnt", "q": ALL}, "n_clicks_timestamp"),
     Input("interview-reset", "n_clicks_timestamp"),
     Input("interview-quiz", "value"),
-    State("lang", "data"),
+    State("interview-quiz-words", "data"),
     prevent_initial_call=True,
 )
-def _quiz(reveal_ts, knew_ts, didnt_ts, reset_ts, quiz, lang):
-    qids = [o["id"]["q"] for o in ctx.outputs_list[0]]  # the cards in page order
-    data = quiz_state(qids, reveal_ts, knew_ts, didnt_ts, reset_ts)
-    t = _t(lang if lang in content.LANGS else content.DEFAULT_LANG)
-    on = quiz == "on"
-    revealed, marks = set(data["revealed"]), data["marks"]
-    s = score(data)
-    return (
-        [SHOWN if (not on or q in revealed) else HIDDEN for q in qids],
-        [SHOWN if on else HIDDEN for _ in qids],
-        [q not in revealed for q in qids],
-        [q not in revealed for q in qids],
-        [t[f"mark.{marks[q]}"] if q in marks else "" for q in qids],
-        SHOWN if on else HIDDEN,
-        str(s["knew"]), str(s["didnt"]), str(s["left"]),
-    )
 
 
 @callback(
