@@ -21,6 +21,9 @@ ARGS = [
     "--disable-sync", "--no-first-run", "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost",
 ]
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+# how long a route may take to be drawn: a bound, not a timing. It is CI's worst case, not
+# the usual one: the other pytest worker and Chromium share the two cores with the server
+ROUTE_TIMEOUT_MS = 60_000
 
 
 def serve_in_thread():
@@ -151,11 +154,22 @@ def open_page(page, url: str, ready: str = "main.page", full: bool = False):
                      history.pushState(null, '', u); window.dispatchEvent(new PopStateEvent('popstate')); }""",
             url,
         )
-        page.wait_for_selector("main.page:not([data-stale])")
+        try:
+            page.wait_for_selector("main.page:not([data-stale])", timeout=ROUTE_TIMEOUT_MS)
+        except PlaywrightTimeout as e:
+            raise AssertionError(f"{url} was not routed: {shown(page)}") from e
     else:
         page.goto(url)
-    page.wait_for_selector(ready)
-    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length === document.querySelectorAll('.figure').length")
+    page.wait_for_selector(ready, timeout=ROUTE_TIMEOUT_MS)
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length === document.querySelectorAll('.figure').length", timeout=ROUTE_TIMEOUT_MS)
+
+
+def shown(page) -> str:
+    """What a tab shows and what went wrong in it, for a failure message."""
+    seen = page.evaluate("""() => ({url: location.href, main: [...document.querySelectorAll('main')].map(m => m.id + (m.hasAttribute('data-stale') ? ' (stale)' : '')),
+                                    loading: document.querySelectorAll('[data-dash-is-loading]').length})""")
+    log = getattr(page, "log", None)
+    return f"{seen}; HTTP errors {log.bad_status if log else '?'}; console errors {log.errors if log else '?'}"
 
 
 # Texts of the drawn figures that are cut off (outside their figure's SVG, which clips
