@@ -4,7 +4,7 @@
 
 For n float32 elements (default 2^24) at each thread count (numba and torch
 both set): gelu_lab.gelu and gelu_lab.gelu_grad (float32: the correctly
-rounded numba kernel), torch's exact and tanh GELU and its backward kernel,
+rounded kernel, native or numba as printed), torch's exact and tanh GELU and its backward kernel,
 np.copyto (the memory roofline), and the 16-bit paths (gelu_lab's table
 lookup vs torch) in bfloat16 and float16. Each figure is the median of
 --repeats timed runs (gelu_lab.analysis.bench.time_call); every ratio is
@@ -41,6 +41,8 @@ def main(argv=None) -> int:
     m = bench.machine(threads)
     print(f"# {m['processor']}, {m['affinity_cpus']} cpus available; numpy {m['numpy']}, torch {m.get('torch')}, "
           f"numba {m['numba']}; n = {a.n} elements, median of {a.repeats}")
+    print(f"# ISA: {m['isa'] or '-'}; gelu_lab float32 kernel: {m['kernel']} "
+          f"(available: {', '.join(m['kernels'])}; GELU_LAB_KERNEL forces one)")
     rows = bench.run(CASES, sizes=[a.n], threads=threads, repeats=a.repeats, progress=None)
     print(text_table([{**r, "min_gelem_s": r["n"] / r["min_s"] / 1e9} for r in rows],
                      ["case", "dtype", "threads", "gelem_s", "min_gelem_s", "vs_copy"], digits=4))

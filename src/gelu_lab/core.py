@@ -99,7 +99,7 @@ def _float32(name: str, x: np.ndarray, out: np.ndarray | None) -> np.ndarray:
 
 
 def _evaluate(x: np.ndarray, approximate: str, order: int, out=None) -> np.ndarray:
-    """`out`, if given, is where the float32 kernels may write (C-contiguous, x's shape)."""
+    """`out`, if given, is where the float32 kernels and 16-bit lookups may write (C-contiguous, x's shape and dtype)."""
     key = (approximate, order)
     fmt = format_of(x.dtype)
     if key in _CORRECT:
@@ -107,7 +107,7 @@ def _evaluate(x: np.ndarray, approximate: str, order: int, out=None) -> np.ndarr
         if fmt.p <= 11:  # float16, bfloat16: table lookup by bit pattern
             from .kernels import lookup16
 
-            return lookup16(table16(name, fmt.name), x)
+            return lookup16(table16(name, fmt.name), x, out)
         if fmt.name == "float32":
             return _float32(name, x, out)
     with np.errstate(all="ignore"):
@@ -126,7 +126,7 @@ def _apply(x, approximate: str, order: int, out):
     if out is not None:
         a = np.broadcast_to(a, np.shape(out)).astype(out.dtype, copy=False)
     # a kernel may write straight into a contiguous out that is not also the input
-    # (_evaluate hands it on only where it can: the float32 kernels)
+    # (_evaluate hands it on only where it can: the float32 kernels and the 16-bit lookups)
     direct = out is not None and out.flags.c_contiguous and not np.may_share_memory(a, out)
     y = _evaluate(np.ascontiguousarray(a), approximate, order, out if direct else None)
     if out is not None:

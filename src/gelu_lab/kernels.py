@@ -41,11 +41,27 @@ pass over the whole array (flags, np.flatnonzero, gather, TIGHT, scatter):
 bench/bench_gelu.py measures the kernels.
 Beyond |x| = 15 both functions are their float32 limits (x or -0; 1 or -0).
 The whole float32 range is verified exhaustively by `bench/exhaustive_float32.sh`.
+
+The native kernel. Where pip built the C extension ``gelu_lab._native``
+(src/gelu_lab/native.c, constants from tools/gen_native_tables.py), :func:`raw_f32`
+and :func:`lookup16` run it instead, under the same contract: values plus the
+indices it cannot decide. Its main pass evaluates GELU = x P_k(t) and
+GELU' = (x - x0) P_k(t) with degree-9 polynomials on 16 sub-ranges of
+[-5.2, 5.9) (AVX-512: coefficients from registers by permutes), rounds once
+with a Ziv test of the sub-range's bound, and hands everything else (the
+tail, nan, undecided roundings) to the tiers above, ported to C. Variants:
+"avx512", "avx2" (AVX2+FMA: the tiers above over every input), "scalar"
+(portable C, fma()), chosen by :func:`variant` (``GELU_LAB_KERNEL`` forces
+one, "numba" included). `bench/exhaustive_native.py` checks every variant on
+all 2^32 inputs against the numba kernel.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import importlib
 import math
+import os
 
 import numba
 import numpy as np
@@ -280,8 +296,9 @@ def _gelu_grad_rounded(x, i, out, flags):
     if abs(d) < nm.GRAD_ROOT_RADIUS:
         y = _poly(_ROOT_C, d)
         err = abs(y) * 1e-14
-    if not abs(xi) < A_CUT:
+    if not abs(xi) < A_CUT:  # the float32 limits, exactly: nothing to decide
         y = 1.0 if xi > 0 else (-0.0 if xi < 0 else xi)
+        err = 0.0
     round_flag(xi, y, y - err, y + err, out, flags, i)
 
 
@@ -303,12 +320,27 @@ def _gather16(table, bits, out):
         out[i] = table[bits[i]]
 
 
-def lookup16(table: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """table[bit pattern of x] for a 16-bit x: a parallel gather (the table is L2-resident)."""
+_PADDED = {}  # id(table) -> (table, table + one entry): the native gather reads 4 bytes per entry
+
+
+def lookup16(table: np.ndarray, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """table[bit pattern of x] for a 16-bit x: a parallel gather (the table is L2-resident).
+
+    out, if given, is a C-contiguous array of x's shape and the table's dtype
+    that receives the values (and is returned).
+    """
     bits = np.ascontiguousarray(x).view(np.uint16).ravel()
-    out = np.empty(bits.size, dtype=np.uint16)
-    _gather16(table.view(np.uint16), bits, out)
-    return out.view(table.dtype).reshape(np.shape(x))
+    res = np.empty(np.shape(x), dtype=table.dtype) if out is None else out
+    flat = res.reshape(-1).view(np.uint16)
+    v = variant()
+    if v == "numba":
+        _gather16(table.view(np.uint16), bits, flat)
+        return res
+    if id(table) not in _PADDED:
+        _PADDED[id(table)] = (table, np.concatenate([table.view(np.uint16), np.zeros(1, np.uint16)]))
+    padded = _PADDED[id(table)][1]
+    _parallel(lambda lo, hi: _native.lookup16(padded, bits[lo:hi], flat[lo:hi], _VARIANTS[v]), bits.size)
+    return res
 
 
 _KERNELS = {"gelu": _gelu_f32, "gelu_grad": _gelu_grad_f32}
@@ -319,11 +351,15 @@ def raw_f32(name: str, x: np.ndarray, out: np.ndarray | None = None):
 
     x is read as a flat float32 array; `out`, if given, is a C-contiguous
     float32 array of x's size that receives the values. The indices are sorted.
+    The kernel is :func:`variant`'s: the native one (gelu_lab._native) or numba's.
     """
     if name not in _KERNELS:
         raise ValueError(f"no float32 kernel for {name!r}")
     x = np.ascontiguousarray(x, dtype=np.float32).ravel()
     out = np.empty_like(x) if out is None else out.reshape(-1)
+    v = variant()
+    if v != "numba":
+        return out, _native_f32(name, _VARIANTS[v], x, out)
     n_left = np.empty(-(-x.size // BLOCK), dtype=np.int64)
     left = np.empty((n_left.size, SLOTS), dtype=np.int64)
     crowded = np.empty(x.size, dtype=np.bool_)  # not paged in unless a block writes to it
@@ -332,3 +368,64 @@ def raw_f32(name: str, x: np.ndarray, out: np.ndarray | None = None):
     idx = [left[(np.arange(SLOTS) < n_left[:, None]) & listed]]
     idx += [b * BLOCK + np.flatnonzero(crowded[b * BLOCK:(b + 1) * BLOCK]) for b in np.flatnonzero(~listed[:, 0])]
     return out, np.sort(np.concatenate(idx))
+
+
+# --------------------------------------------------------------------------
+# The native kernel (src/gelu_lab/native.c, built by pip as gelu_lab._native):
+# the same contract as the numba kernels above, in C, one variant per
+# instruction set (AVX-512, AVX2+FMA, scalar fma()), the best this CPU runs.
+# Where it was not built (no C compiler at install time) the numba kernels run.
+# GELU_LAB_KERNEL=numba|scalar|avx2|avx512 forces one.
+
+try:  # by name: an extension module is no source file, and import-linter would read `from . import` as the package
+    _native = importlib.import_module(f"{__package__}._native")
+except ImportError:  # built without a C compiler: the numba kernels
+    _native = None
+
+_VARIANTS = {"scalar": 0, "avx2": 1, "avx512": 2, "scalar-libm": 3}
+KERNEL_ENV = "GELU_LAB_KERNEL"
+
+
+def available() -> list[str]:
+    """The kernels this machine runs, best first: native variants ("avx512", "avx2", "scalar", "scalar-libm"), then "numba"."""
+    return ([*_native.variants()] if _native is not None else []) + ["numba"]
+
+
+def variant() -> str:
+    """The kernel in use: $GELU_LAB_KERNEL if set (ValueError if this machine cannot run it), else the best available."""
+    want = os.environ.get(KERNEL_ENV, "").strip().lower()
+    have = available()
+    if not want:
+        return have[0]
+    if want not in have:
+        raise ValueError(f"{KERNEL_ENV}={want!r} cannot run here; available: {', '.join(have)}")
+    return want
+
+
+_POOL = {}
+
+
+def _parallel(task, n: int, min_per_thread: int = 1 << 15):
+    """task(lo, hi) over [0, n) cut into numba.get_num_threads() parts (multiples of BLOCK), in threads.
+
+    The native calls release the GIL, so the parts run at once. Returns the
+    parts' results in order.
+    """
+    threads = max(1, min(numba.get_num_threads(), n // min_per_thread))
+    if threads == 1:
+        return [task(0, n)]
+    step = -(-n // threads // BLOCK) * BLOCK
+    bounds = [(lo, min(lo + step, n)) for lo in range(0, n, step)]
+    if threads not in _POOL:
+        _POOL[threads] = concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="gelu_lab")
+    futures = [_POOL[threads].submit(task, lo, hi) for lo, hi in bounds[1:]]
+    first = task(*bounds[0])  # this thread takes the first part
+    return [first, *(f.result() for f in futures)]
+
+
+def _native_f32(name: str, v: int, x: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Undecided indices (sorted) after the native kernel wrote x's values into out."""
+    und = np.empty(x.size, dtype=np.int64)  # pages touched only where written
+    fn = 0 if name == "gelu" else 1
+    counts = _parallel(lambda lo, hi: (lo, _native.f32(fn, v, x[lo:hi], out[lo:hi], und[lo:hi], lo)), x.size)
+    return np.concatenate([und[lo:lo + c] for lo, c in counts]) if counts else np.empty(0, np.int64)

@@ -3,7 +3,7 @@
     time_call(fn, repeats=5)            median seconds of one call (the one timing helper)
     CASES                               name -> Case(backend, form, direction, dtype, setup)
     run(cases, sizes, threads)          rows of Gelem/s with ratios measured in the same run
-    machine(threads)                    CPU, thread count, library versions
+    machine(threads)                    CPU, its ISA, the float32 kernel in use, thread count, library versions
 
 A case's ``setup(n)`` builds its arrays once and returns a zero-argument callable;
 only that callable is timed. The roofline is ``np.copyto`` of n float32 (read n,
@@ -193,9 +193,27 @@ def machine(threads: int | None = None) -> dict:
         info["torch"] = torch.__version__
     except ImportError:
         pass
+    from .. import kernels
+
+    info["kernel"] = kernels.variant()  # the float32 kernel gelu_lab runs here (native variant or numba)
+    info["kernels"] = kernels.available()
+    info["isa"] = cpu_isa()
     info["threads"] = threads
     info["affinity_cpus"] = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return info
+
+
+ISA_FLAGS = ("avx512f", "avx512vl", "avx2", "fma")  # what the native kernel's variants need
+
+
+def cpu_isa() -> str:
+    """The instruction-set extensions of ISA_FLAGS this CPU reports (/proc/cpuinfo; "" elsewhere)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+    except OSError:
+        return ""
+    return " ".join(fl for fl in ISA_FLAGS if fl in flags)
 
 
 def check_names(names) -> list[str]:

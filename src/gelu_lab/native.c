@@ -1,0 +1,562 @@
+/* gelu_lab._native: correctly rounded float32 GELU and GELU' (and the 16-bit
+ * table gathers) in C, one variant per instruction set, chosen at run time.
+ *
+ *   f32(fn, variant, x, y, undecided, base) -> count    fn 0 = gelu, 1 = gelu_grad
+ *   lookup16(table, bits, out, variant)                 out[i] = table[bits[i]]
+ *   variants() -> names this CPU runs, best first       ("avx512", "avx2", "scalar", "scalar-libm")
+ *
+ * "scalar" is portable C with fma(); where the CPU has FMA it is compiled a
+ * second time with fma() as one instruction, and "scalar" runs that build
+ * ("scalar-libm" the other: the same results, fma being correctly rounded).
+ *
+ * x, y: float32 buffers of one length; y receives the values. undecided: an
+ * int64 buffer of x's length; the first `count` entries are base + the
+ * positions whose value this module could not decide (gelu_lab.core settles
+ * them with gelu_lab.reference). The GIL is released; the caller runs one
+ * call per thread on disjoint parts of the arrays.
+ *
+ * Method (constants in native_tables.h, made by tools/gen_native_tables.py):
+ * per block of BLOCK inputs,
+ *   1. the main pass, vectorised: x >= SAT -> the limit (x or 1); x < ZERO -> -0;
+ *      LO <= x < SAT -> a degree-9 polynomial on one of 16 sub-ranges picked by
+ *      the low bits of x/W + 1.5*2^52 (coefficients by vpermt2pd in AVX-512,
+ *      gathers in AVX2), GELU = x P(t), GELU' = (x - x0) P(t), rounded once to
+ *      float32 with a Ziv test of the sub-range's error bound EPS[k]; every
+ *      other input (the tail, nan, an undecided rounding) is listed;
+ *   2. the listed inputs, scalar, by gelu_lab.kernels' tiers (FAST then TIGHT
+ *      for GELU, TIGHT and the root series for GELU'), while the block is in cache;
+ *      what TIGHT cannot decide is returned as undecided.
+ * Compiled without -ffast-math and with -ffp-contract=off: every fused
+ * multiply-add is written as one (fma(), _mm*_fmadd_pd).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "native_tables.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define GL_X86 1
+#include <immintrin.h>
+#endif
+
+#define BLOCK 4096
+#define AI __attribute__((always_inline)) static inline
+
+enum { FN_GELU = 0, FN_GRAD = 1 };
+enum { V_SCALAR = 0, V_AVX2 = 1, V_AVX512 = 2, V_SCALAR_LIBM = 3 };
+
+static const double MAGIC = 6755399441055744.0; /* 1.5 * 2^52 */
+static const int64_t MAGIC_BITS = 0x4338000000000000LL;
+static const double LN2 = 0.6931471805599453;
+
+AI int64_t bits_of(double v) { int64_t b; memcpy(&b, &v, 8); return b; }
+AI double from_bits(int64_t b) { double v; memcpy(&v, &b, 8); return v; }
+
+/* ---- the general path: gelu_lab.kernels' tiers, one input at a time ---- */
+
+/* sum c_j t^j from two Horner chains in t^2 (c0: even, c1: odd coefficients) */
+AI double poly2(const double *c0, const double *c1, int m, double t) {
+    double t2 = t * t, p0 = c0[m - 1], p1 = c1[m - 1];
+#pragma GCC unroll 16
+    for (int j = m - 2; j >= 0; j--) {
+        p0 = fma(p0, t2, c0[j]);
+        p1 = fma(p1, t2, c1[j]);
+    }
+    return fma(t, p1, p0);
+}
+
+/* exp(z) for z in [-708, 0]: k = round(z/ln2) from the bits of z/ln2 + 1.5*2^52 */
+AI double exp_nonpos(double z, const double *e0, const double *e1, int m) {
+    double t = fma(z, 1.4426950408889634, MAGIC);
+    double k = t - MAGIC;
+    double r = fma(-k, LN2, z);
+    return poly2(e0, e1, m, r) * from_bits((bits_of(t) - MAGIC_BITS + 1023) << 52);
+}
+
+/* round y to float32 into *out knowing the truth lies in [lo, hi]; 1 if undecided
+ * (gelu_lab.rounding.round_flag: below TINY an undecided value is a tie that rounds up) */
+AI int round_flag(double x, double y, double lo, double hi, float *out) {
+    float lo32 = (float)lo, hi32 = (float)hi;
+    int undecided = (lo32 != hi32) && (y == y);
+    int tiny = fabs(x) < NT_TINY;
+    *out = (undecided && tiny) ? (lo32 > hi32 ? lo32 : hi32) : (float)y;
+    return undecided && !tiny;
+}
+
+#define TIER(T) NT_##T##_H0, NT_##T##_H1, NT_##T##_HM, NT_##T##_E0, NT_##T##_E1, NT_##T##_EM, NT_##T##_MAPC
+
+AI void half_erfcx_exp(double a, const double *h0, const double *h1, int hm, const double *e0,
+                       const double *e1, int em, double c, double *h, double *e) {
+    *h = poly2(h0, h1, hm, (a - c) / (a + c));
+    *e = exp_nonpos(-0.5 * (a * a), e0, e1, em);
+}
+
+AI int gelu_tier(float xf, float *out, const double *h0, const double *h1, int hm, const double *e0,
+                 const double *e1, int em, double c, double rel) {
+    double x = xf, a = fabs(x), h, e;
+    if (!(a < NT_A_CUT)) a = NT_A_CUT; /* nan too */
+    half_erfcx_exp(a, h0, h1, hm, e0, e1, em, c, &h, &e);
+    double xq = copysign(a, x) * (h * e);
+    double g = x <= 0 ? xq : x - xq;
+    return round_flag(x, g, g * (1.0 - rel), g * (1.0 + rel), out);
+}
+
+AI int grad_tight(float xf, float *out) {
+    double x = xf, a = fabs(x), h, e;
+    if (!(a < NT_A_CUT)) a = NT_A_CUT;
+    half_erfcx_exp(a, TIER(TIGHT), &h, &e);
+    double q = h * e, xphi = (x * NT_INV_SQRT_2PI) * e;
+    double y = (x < 0 ? q : 1.0 - q) + xphi;
+    double err = (q + fabs(xphi)) * NT_TIGHT_REL;
+    double d = (x - NT_X0_HI) - NT_X0_LO;
+    if (fabs(d) < NT_ROOT_RADIUS) {
+        y = poly2(NT_ROOT0, NT_ROOT1, NT_ROOT_M, d);
+        err = fabs(y) * 1e-14;
+    }
+    if (!(fabs(x) < NT_A_CUT)) { /* beyond A_CUT the float32 results are the limits, exactly */
+        y = x > 0 ? 1.0 : (x < 0 ? -0.0 : x);
+        err = 0.0;
+    }
+    return round_flag(x, y, y - err, y + err, out);
+}
+
+/* the listed positions of a block: values into y, the undecided as base + position */
+AI size_t settle_body(int fn, const float *x, float *y, const uint32_t *list, size_t c, int64_t *und, int64_t base) {
+    size_t nu = 0;
+    for (size_t j = 0; j < c; j++) {
+        uint32_t p = list[j];
+        int left;
+        if (fn == FN_GELU)
+            left = gelu_tier(x[p], y + p, TIER(FAST), NT_FAST_REL) && gelu_tier(x[p], y + p, TIER(TIGHT), NT_TIGHT_REL);
+        else
+            left = grad_tight(x[p], y + p);
+        if (left) und[nu++] = base + (int64_t)p;
+    }
+    return nu;
+}
+
+/* ---- the main pass, one input: 1 if it must be listed ---- */
+
+AI int main_one(int fn, float xf, float *out) {
+    double x = xf;
+    const double(*C)[NT_N_SUB] = fn == FN_GELU ? NT_GELU_C : NT_GRAD_C;
+    const double *EPS = fn == FN_GELU ? NT_GELU_EPS : NT_GRAD_EPS;
+    double w = fn == FN_GELU ? NT_GELU_W : NT_GRAD_W, invw = fn == FN_GELU ? NT_GELU_INVW : NT_GRAD_INVW;
+    if (xf >= (float)(fn == FN_GELU ? NT_GELU_SAT : NT_GRAD_SAT)) {
+        *out = fn == FN_GELU ? xf : 1.0f;
+        return 0;
+    }
+    if (xf < (float)(fn == FN_GELU ? NT_GELU_ZERO : NT_GRAD_ZERO)) {
+        *out = -0.0f;
+        return 0;
+    }
+    if (!(xf >= (float)(fn == FN_GELU ? NT_GELU_LO : NT_GRAD_LO))) return 1;
+    double s = fma(x, invw, MAGIC);
+    double k = s - MAGIC;
+    double t = fma(-k, w, x);
+    int i = (int)(bits_of(s) & (NT_N_SUB - 1));
+    double p = C[NT_DEG][i];
+#pragma GCC unroll 16
+    for (int j = NT_DEG - 1; j >= 0; j--) p = fma(p, t, C[j][i]);
+    double g = (fn == FN_GELU ? x : (x - NT_X0_HI) - NT_X0_LO) * p;
+    float lo32 = (float)fma(-g, EPS[i], g), hi32 = (float)fma(g, EPS[i], g);
+    if (lo32 != hi32) return 1;
+    *out = hi32; /* g + g eps: keeps the sign of a zero g (GELU(-0) = -0) */
+    return 0;
+}
+
+AI size_t main_scalar_body(int fn, const float *x, float *y, size_t n, uint32_t *list) {
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+        if (main_one(fn, x[i], y + i)) list[c++] = (uint32_t)i;
+    return c;
+}
+
+typedef size_t (*main_fn)(const float *, float *, size_t, uint32_t *);
+typedef size_t (*settle_fn)(const float *, float *, const uint32_t *, size_t, int64_t *, int64_t);
+
+#define INSTANTIATE(SUFFIX, ATTR, MAIN_BODY)                                                                      \
+    ATTR static size_t main_gelu_##SUFFIX(const float *x, float *y, size_t n, uint32_t *l) {                   \
+        return MAIN_BODY(FN_GELU, x, y, n, l);                                                                   \
+    }                                                                                                            \
+    ATTR static size_t main_grad_##SUFFIX(const float *x, float *y, size_t n, uint32_t *l) {                   \
+        return MAIN_BODY(FN_GRAD, x, y, n, l);                                                                   \
+    }                                                                                                            \
+    ATTR static size_t settle_gelu_##SUFFIX(const float *x, float *y, const uint32_t *l, size_t c, int64_t *u, \
+                                            int64_t b) {                                                         \
+        return settle_body(FN_GELU, x, y, l, c, u, b);                                                           \
+    }                                                                                                            \
+    ATTR static size_t settle_grad_##SUFFIX(const float *x, float *y, const uint32_t *l, size_t c, int64_t *u, \
+                                            int64_t b) {                                                         \
+        return settle_body(FN_GRAD, x, y, l, c, u, b);                                                           \
+    }
+
+INSTANTIATE(scalar, , main_scalar_body)
+
+#ifdef GL_X86
+/* the same scalar code where the CPU has FMA: fma() becomes one instruction (the
+ * results are identical, fma being correctly rounded either way, only faster) */
+#define T_FMA __attribute__((target("fma")))
+INSTANTIATE(scalarfma, T_FMA, main_scalar_body)
+
+/* ---- AVX2 + FMA: 4 lanes of the general path over every input ----
+ * (no permute across 16 doubles in AVX2, and gathers are slow: the main pass is
+ * the FAST tier of GELU / the TIGHT tier of GELU', as in gelu_lab.kernels) */
+#define T_AVX2 __attribute__((target("avx2,fma")))
+
+T_AVX2 AI __m256d poly2_256(const double *c0, const double *c1, int m, __m256d t) {
+    __m256d t2 = _mm256_mul_pd(t, t), p0 = _mm256_set1_pd(c0[m - 1]), p1 = _mm256_set1_pd(c1[m - 1]);
+#pragma GCC unroll 16
+    for (int j = m - 2; j >= 0; j--) {
+        p0 = _mm256_fmadd_pd(p0, t2, _mm256_set1_pd(c0[j]));
+        p1 = _mm256_fmadd_pd(p1, t2, _mm256_set1_pd(c1[j]));
+    }
+    return _mm256_fmadd_pd(t, p1, p0);
+}
+
+T_AVX2 AI __m256d exp_nonpos_256(__m256d z, const double *e0, const double *e1, int m) {
+    const __m256d magic = _mm256_set1_pd(MAGIC);
+    __m256d t = _mm256_fmadd_pd(z, _mm256_set1_pd(1.4426950408889634), magic);
+    __m256d r = _mm256_fnmadd_pd(_mm256_sub_pd(t, magic), _mm256_set1_pd(LN2), z);
+    __m256i b = _mm256_slli_epi64(_mm256_add_epi64(_mm256_castpd_si256(t), _mm256_set1_epi64x(1023 - MAGIC_BITS)), 52);
+    return _mm256_mul_pd(poly2_256(e0, e1, m, r), _mm256_castsi256_pd(b));
+}
+
+/* 4 lanes of gelu_tier (FAST) or grad_tight (TIGHT); *flag: bits of the undecided
+ * lanes, and for GELU' of those near its root (left to the scalar tier's series) */
+T_AVX2 AI __m128 tier_256(int fn, __m128 xf, unsigned *flag) {
+    const __m256d sign = _mm256_set1_pd(-0.0), zero = _mm256_setzero_pd();
+    __m256d x = _mm256_cvtps_pd(xf), ax = _mm256_andnot_pd(sign, x);
+    __m256d a = _mm256_min_pd(ax, _mm256_set1_pd(NT_A_CUT)); /* nan -> A_CUT */
+    double c = fn == FN_GELU ? NT_FAST_MAPC : NT_TIGHT_MAPC;
+    __m256d y = _mm256_div_pd(_mm256_sub_pd(a, _mm256_set1_pd(c)), _mm256_add_pd(a, _mm256_set1_pd(c)));
+    __m256d h = fn == FN_GELU ? poly2_256(NT_FAST_H0, NT_FAST_H1, NT_FAST_HM, y) : poly2_256(NT_TIGHT_H0, NT_TIGHT_H1, NT_TIGHT_HM, y);
+    __m256d z = _mm256_mul_pd(_mm256_set1_pd(-0.5), _mm256_mul_pd(a, a));
+    __m256d e = fn == FN_GELU ? exp_nonpos_256(z, NT_FAST_E0, NT_FAST_E1, NT_FAST_EM)
+                              : exp_nonpos_256(z, NT_TIGHT_E0, NT_TIGHT_E1, NT_TIGHT_EM);
+    __m256d q = _mm256_mul_pd(h, e), v, lo, hi;
+    if (fn == FN_GELU) {
+        __m256d xq = _mm256_mul_pd(_mm256_or_pd(a, _mm256_and_pd(x, sign)), q);
+        v = _mm256_blendv_pd(_mm256_sub_pd(x, xq), xq, _mm256_cmp_pd(x, zero, _CMP_LE_OQ));
+        lo = _mm256_mul_pd(v, _mm256_set1_pd(1.0 - NT_FAST_REL));
+        hi = _mm256_mul_pd(v, _mm256_set1_pd(1.0 + NT_FAST_REL));
+    } else {
+        __m256d xphi = _mm256_mul_pd(_mm256_mul_pd(x, _mm256_set1_pd(NT_INV_SQRT_2PI)), e);
+        __m256d neg = _mm256_cmp_pd(x, zero, _CMP_LT_OQ);
+        v = _mm256_add_pd(_mm256_blendv_pd(_mm256_sub_pd(_mm256_set1_pd(1.0), q), q, neg), xphi);
+        __m256d err = _mm256_mul_pd(_mm256_add_pd(q, _mm256_andnot_pd(sign, xphi)), _mm256_set1_pd(NT_TIGHT_REL));
+        __m256d far = _mm256_cmp_pd(ax, _mm256_set1_pd(NT_A_CUT), _CMP_NLT_UQ); /* |x| >= A_CUT or nan */
+        __m256d lim = _mm256_blendv_pd(_mm256_set1_pd(1.0), sign, neg);
+        lim = _mm256_blendv_pd(lim, x, _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
+        v = _mm256_blendv_pd(v, lim, far);
+        err = _mm256_andnot_pd(far, err); /* the limits are exact */
+        lo = _mm256_sub_pd(v, err);
+        hi = _mm256_add_pd(v, err);
+    }
+    __m128 lo32 = _mm256_cvtpd_ps(lo), hi32 = _mm256_cvtpd_ps(hi);
+    __m128 und = _mm_cmp_ps(lo32, hi32, _CMP_NEQ_OQ); /* nan: decided */
+    __m128 tiny = _mm_cmp_ps(_mm_andnot_ps(_mm_set1_ps(-0.0f), xf), _mm_set1_ps((float)NT_TINY), _CMP_LT_OQ);
+    *flag = (unsigned)_mm_movemask_ps(_mm_andnot_ps(tiny, und));
+    if (fn == FN_GRAD) {
+        __m256d d = _mm256_sub_pd(_mm256_sub_pd(x, _mm256_set1_pd(NT_X0_HI)), _mm256_set1_pd(NT_X0_LO));
+        *flag |= (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(_mm256_andnot_pd(sign, d), _mm256_set1_pd(NT_ROOT_RADIUS), _CMP_LT_OQ));
+    }
+    return _mm_blendv_ps(_mm256_cvtpd_ps(v), _mm_max_ps(lo32, hi32), _mm_and_ps(und, tiny));
+}
+
+T_AVX2 AI size_t main_avx2_body(int fn, const float *x, float *y, size_t n, uint32_t *list) {
+    size_t c = 0, i = 0;
+    for (; i + 4 <= n; i += 4) {
+        unsigned m;
+        _mm_storeu_ps(y + i, tier_256(fn, _mm_loadu_ps(x + i), &m));
+        while (m) {
+            list[c++] = (uint32_t)(i + __builtin_ctz(m));
+            m &= m - 1;
+        }
+    }
+    for (; i < n; i++) /* the last few: listed, the scalar tiers settle them */
+        list[c++] = (uint32_t)i;
+    return c;
+}
+INSTANTIATE(avx2, T_AVX2, main_avx2_body)
+
+/* ---- AVX-512: 8 lanes, coefficients from registers by vpermt2pd ---- */
+#define T_AVX512 __attribute__((target("avx512f,avx512vl,avx2,fma")))
+
+T_AVX512 AI size_t main_avx512_body(int fn, const float *x, float *y, size_t n, uint32_t *list) {
+    const double(*C)[NT_N_SUB] = fn == FN_GELU ? NT_GELU_C : NT_GRAD_C;
+    const double *EPS = fn == FN_GELU ? NT_GELU_EPS : NT_GRAD_EPS;
+    __m512d ca[NT_DEG + 1], cb[NT_DEG + 1];
+#pragma GCC unroll 16
+    for (int j = 0; j <= NT_DEG; j++) {
+        ca[j] = _mm512_loadu_pd(&C[j][0]);
+        cb[j] = _mm512_loadu_pd(&C[j][8]);
+    }
+    const __m512d ea = _mm512_loadu_pd(EPS), eb = _mm512_loadu_pd(EPS + 8);
+    const __m512d w = _mm512_set1_pd(fn == FN_GELU ? NT_GELU_W : NT_GRAD_W);
+    const __m512d invw = _mm512_set1_pd(fn == FN_GELU ? NT_GELU_INVW : NT_GRAD_INVW);
+    const __m512d magic = _mm512_set1_pd(MAGIC), x0hi = _mm512_set1_pd(NT_X0_HI), x0lo = _mm512_set1_pd(NT_X0_LO);
+    const __m256 lo = _mm256_set1_ps((float)(fn == FN_GELU ? NT_GELU_LO : NT_GRAD_LO));
+    const __m256 sat = _mm256_set1_ps((float)(fn == FN_GELU ? NT_GELU_SAT : NT_GRAD_SAT));
+    const __m256 zero = _mm256_set1_ps((float)(fn == FN_GELU ? NT_GELU_ZERO : NT_GRAD_ZERO));
+    const __m256 negz = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f);
+    const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    size_t c = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 xf = _mm256_loadu_ps(x + i);
+        __m512d xd = _mm512_cvtps_pd(xf);
+        __mmask8 m_sat = _mm256_cmp_ps_mask(xf, sat, _CMP_GE_OQ), m_zero = _mm256_cmp_ps_mask(xf, zero, _CMP_LT_OQ);
+        __mmask8 m_main = _mm256_cmp_ps_mask(xf, lo, _CMP_GE_OQ) & ~m_sat;
+        __m512d s = _mm512_fmadd_pd(xd, invw, magic);
+        __m512d t = _mm512_fnmadd_pd(_mm512_sub_pd(s, magic), w, xd);
+        __m512i idx = _mm512_castpd_si512(s);
+        __m512d p = _mm512_permutex2var_pd(ca[NT_DEG], idx, cb[NT_DEG]);
+#pragma GCC unroll 16
+        for (int j = NT_DEG - 1; j >= 0; j--) p = _mm512_fmadd_pd(p, t, _mm512_permutex2var_pd(ca[j], idx, cb[j]));
+        __m512d f = fn == FN_GELU ? xd : _mm512_sub_pd(_mm512_sub_pd(xd, x0hi), x0lo);
+        __m512d g = _mm512_mul_pd(f, p), eps = _mm512_permutex2var_pd(ea, idx, eb);
+        __m256 lo32 = _mm512_cvtpd_ps(_mm512_fnmadd_pd(g, eps, g)), hi32 = _mm512_cvtpd_ps(_mm512_fmadd_pd(g, eps, g));
+        __mmask8 m_dec = _mm256_cmp_ps_mask(lo32, hi32, _CMP_EQ_OQ) & m_main;
+        __m256 r = _mm256_mask_blend_ps(m_sat, hi32, fn == FN_GELU ? xf : one);
+        r = _mm256_mask_blend_ps(m_zero, r, negz);
+        _mm256_storeu_ps(y + i, r);
+        __mmask8 m_list = (__mmask8)~(m_dec | m_sat | m_zero);
+        __m256i pos = _mm256_add_epi32(iota, _mm256_set1_epi32((int)i));
+        _mm256_storeu_si256((__m256i *)(list + c), _mm256_maskz_compress_epi32(m_list, pos));
+        c += (size_t)__builtin_popcount(m_list);
+    }
+    for (; i < n; i++)
+        if (main_one(fn, x[i], y + i)) list[c++] = (uint32_t)i;
+    return c;
+}
+INSTANTIATE(avx512, T_AVX512, main_avx512_body)
+
+/* The general path, 8 lanes: the FAST tier of GELU or the TIGHT tier of GELU'
+ * (the scalar tiers above, lane by lane the same operations). *flag: lanes left
+ * undecided, and for GELU' those near its root (the scalar tier has the series). */
+T_AVX512 AI __m512d poly2_512(const double *c0, const double *c1, int m, __m512d t) {
+    __m512d t2 = _mm512_mul_pd(t, t), p0 = _mm512_set1_pd(c0[m - 1]), p1 = _mm512_set1_pd(c1[m - 1]);
+#pragma GCC unroll 16
+    for (int j = m - 2; j >= 0; j--) {
+        p0 = _mm512_fmadd_pd(p0, t2, _mm512_set1_pd(c0[j]));
+        p1 = _mm512_fmadd_pd(p1, t2, _mm512_set1_pd(c1[j]));
+    }
+    return _mm512_fmadd_pd(t, p1, p0);
+}
+
+T_AVX512 AI __m512d exp_nonpos_512(__m512d z, const double *e0, const double *e1, int m) {
+    const __m512d magic = _mm512_set1_pd(MAGIC);
+    __m512d t = _mm512_fmadd_pd(z, _mm512_set1_pd(1.4426950408889634), magic);
+    __m512d r = _mm512_fnmadd_pd(_mm512_sub_pd(t, magic), _mm512_set1_pd(LN2), z);
+    __m512i b = _mm512_slli_epi64(_mm512_add_epi64(_mm512_castpd_si512(t), _mm512_set1_epi64(1023 - MAGIC_BITS)), 52);
+    return _mm512_mul_pd(poly2_512(e0, e1, m, r), _mm512_castsi512_pd(b));
+}
+
+T_AVX512 AI __m256 tier_512(int fn, __m256 xf, __mmask8 *flag) {
+    const __m512i sign = _mm512_set1_epi64(INT64_MIN);
+    __m512d x = _mm512_cvtps_pd(xf), ax = _mm512_abs_pd(x);
+    __m512d a = _mm512_min_pd(ax, _mm512_set1_pd(NT_A_CUT)); /* nan -> A_CUT */
+    double c = fn == FN_GELU ? NT_FAST_MAPC : NT_TIGHT_MAPC;
+    __m512d y = _mm512_div_pd(_mm512_sub_pd(a, _mm512_set1_pd(c)), _mm512_add_pd(a, _mm512_set1_pd(c)));
+    __m512d h = fn == FN_GELU ? poly2_512(NT_FAST_H0, NT_FAST_H1, NT_FAST_HM, y) : poly2_512(NT_TIGHT_H0, NT_TIGHT_H1, NT_TIGHT_HM, y);
+    __m512d z = _mm512_mul_pd(_mm512_set1_pd(-0.5), _mm512_mul_pd(a, a));
+    __m512d e = fn == FN_GELU ? exp_nonpos_512(z, NT_FAST_E0, NT_FAST_E1, NT_FAST_EM)
+                              : exp_nonpos_512(z, NT_TIGHT_E0, NT_TIGHT_E1, NT_TIGHT_EM);
+    __m512d q = _mm512_mul_pd(h, e), v, lo, hi;
+    if (fn == FN_GELU) {
+        __m512d sa = _mm512_castsi512_pd(_mm512_or_si512(_mm512_castpd_si512(a), _mm512_and_si512(_mm512_castpd_si512(x), sign)));
+        __m512d xq = _mm512_mul_pd(sa, q);
+        v = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_LE_OQ), _mm512_sub_pd(x, xq), xq);
+        lo = _mm512_mul_pd(v, _mm512_set1_pd(1.0 - NT_FAST_REL));
+        hi = _mm512_mul_pd(v, _mm512_set1_pd(1.0 + NT_FAST_REL));
+    } else {
+        __m512d xphi = _mm512_mul_pd(_mm512_mul_pd(x, _mm512_set1_pd(NT_INV_SQRT_2PI)), e);
+        __mmask8 neg = _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_LT_OQ);
+        v = _mm512_add_pd(_mm512_mask_blend_pd(neg, _mm512_sub_pd(_mm512_set1_pd(1.0), q), q), xphi);
+        __m512d err = _mm512_mul_pd(_mm512_add_pd(q, _mm512_abs_pd(xphi)), _mm512_set1_pd(NT_TIGHT_REL));
+        __mmask8 far = _mm512_cmp_pd_mask(ax, _mm512_set1_pd(NT_A_CUT), _CMP_NLT_UQ); /* |x| >= A_CUT or nan */
+        __m512d lim = _mm512_mask_blend_pd(neg, _mm512_set1_pd(1.0), _mm512_set1_pd(-0.0));
+        lim = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), lim, x);
+        v = _mm512_mask_blend_pd(far, v, lim);
+        err = _mm512_mask_blend_pd(far, err, _mm512_setzero_pd()); /* the limits are exact */
+        lo = _mm512_sub_pd(v, err);
+        hi = _mm512_add_pd(v, err);
+    }
+    __m256 lo32 = _mm512_cvtpd_ps(lo), hi32 = _mm512_cvtpd_ps(hi);
+    __mmask8 und = _mm256_cmp_ps_mask(lo32, hi32, _CMP_NEQ_OQ); /* nan: decided */
+    __mmask8 tiny = _mm512_cmp_pd_mask(ax, _mm512_set1_pd(NT_TINY), _CMP_LT_OQ);
+    *flag = und & ~tiny;
+    if (fn == FN_GRAD) {
+        __m512d d = _mm512_sub_pd(_mm512_sub_pd(x, _mm512_set1_pd(NT_X0_HI)), _mm512_set1_pd(NT_X0_LO));
+        *flag |= _mm512_cmp_pd_mask(_mm512_abs_pd(d), _mm512_set1_pd(NT_ROOT_RADIUS), _CMP_LT_OQ);
+    }
+    return _mm256_mask_blend_ps(und & tiny, _mm512_cvtpd_ps(v), _mm256_max_ps(lo32, hi32));
+}
+
+/* the listed inputs of a block: gathered, the vector tier, scattered; what it
+ * leaves goes to the scalar TIGHT tier */
+T_AVX512 AI size_t settle_avx512v_body(int fn, const float *x, float *y, const uint32_t *list, size_t c, int64_t *und,
+                                       int64_t base) {
+    float xs[BLOCK + 8], ys[BLOCK + 8];
+    uint32_t left[BLOCK + 8];
+    const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    size_t nl = 0, nu = 0;
+    for (size_t j = 0; j < c; j++) xs[j] = x[list[j]];
+    for (size_t j = c; j < c + 8; j++) xs[j] = 0.0f;
+    for (size_t j = 0; j < c; j += 8) {
+        __mmask8 flag;
+        _mm256_storeu_ps(ys + j, tier_512(fn, _mm256_loadu_ps(xs + j), &flag));
+        if (c - j < 8) flag &= (__mmask8)((1u << (c - j)) - 1);
+        _mm256_storeu_si256((__m256i *)(left + nl), _mm256_maskz_compress_epi32(flag, _mm256_add_epi32(iota, _mm256_set1_epi32((int)j))));
+        nl += (size_t)__builtin_popcount(flag);
+    }
+    for (size_t j = 0; j < c; j++) y[list[j]] = ys[j];
+    for (size_t k = 0; k < nl; k++) {
+        uint32_t p = list[left[k]];
+        int still = fn == FN_GELU ? gelu_tier(x[p], y + p, TIER(TIGHT), NT_TIGHT_REL) : grad_tight(x[p], y + p);
+        if (still) und[nu++] = base + (int64_t)p;
+    }
+    return nu;
+}
+T_AVX512 static size_t settle_gelu_avx512v(const float *x, float *y, const uint32_t *l, size_t c, int64_t *u, int64_t b) {
+    return settle_avx512v_body(FN_GELU, x, y, l, c, u, b);
+}
+T_AVX512 static size_t settle_grad_avx512v(const float *x, float *y, const uint32_t *l, size_t c, int64_t *u, int64_t b) {
+    return settle_avx512v_body(FN_GRAD, x, y, l, c, u, b);
+}
+
+/* 16-bit lookups: 16 at a time by vpgatherdd (the table has one entry of padding) */
+T_AVX512 static void lookup16_avx512(const uint16_t *t, const uint16_t *b, uint16_t *o, size_t n) {
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512i d = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(b + i)));
+        __m512i v = _mm512_i32gather_epi32(d, (const void *)t, 2);
+        _mm256_storeu_si256((__m256i *)(o + i), _mm512_cvtepi32_epi16(v));
+    }
+    for (; i < n; i++) o[i] = t[b[i]];
+}
+#endif
+
+static void lookup16_scalar(const uint16_t *t, const uint16_t *b, uint16_t *o, size_t n) {
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        uint16_t a0 = t[b[i]], a1 = t[b[i + 1]], a2 = t[b[i + 2]], a3 = t[b[i + 3]];
+        o[i] = a0, o[i + 1] = a1, o[i + 2] = a2, o[i + 3] = a3;
+    }
+    for (; i < n; i++) o[i] = t[b[i]];
+}
+
+static int supported(int v) {
+    if (v == V_SCALAR || v == V_SCALAR_LIBM) return 1;
+#ifdef GL_X86
+    __builtin_cpu_init();
+    if (v == V_AVX2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (v == V_AVX512)
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+               __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+    return 0;
+}
+
+static size_t run_f32(int fn, int v, const float *x, float *y, size_t n, int64_t *und, int64_t base) {
+    main_fn mf = fn == FN_GELU ? main_gelu_scalar : main_grad_scalar;
+    settle_fn sf = fn == FN_GELU ? settle_gelu_scalar : settle_grad_scalar;
+#ifdef GL_X86
+    if (v == V_SCALAR && __builtin_cpu_supports("fma")) {
+        mf = fn == FN_GELU ? main_gelu_scalarfma : main_grad_scalarfma;
+        sf = fn == FN_GELU ? settle_gelu_scalarfma : settle_grad_scalarfma;
+    } else if (v == V_AVX2) {
+        mf = fn == FN_GELU ? main_gelu_avx2 : main_grad_avx2;
+        sf = fn == FN_GELU ? settle_gelu_avx2 : settle_grad_avx2;
+    } else if (v == V_AVX512) {
+        mf = fn == FN_GELU ? main_gelu_avx512 : main_grad_avx512;
+        sf = fn == FN_GELU ? settle_gelu_avx512v : settle_grad_avx512v;
+    }
+#endif
+    uint32_t list[BLOCK + 16];
+    size_t nu = 0;
+    for (size_t lo = 0; lo < n; lo += BLOCK) {
+        size_t m = n - lo < BLOCK ? n - lo : BLOCK;
+        size_t c = mf(x + lo, y + lo, m, list);
+        nu += sf(x + lo, y + lo, list, c, und + nu, base + (int64_t)lo);
+    }
+    return nu;
+}
+
+/* ---- Python ---- */
+
+static PyObject *py_f32(PyObject *self, PyObject *args) {
+    int fn, v;
+    long long base;
+    Py_buffer bx, by, bu;
+    if (!PyArg_ParseTuple(args, "iiy*w*w*L", &fn, &v, &bx, &by, &bu, &base)) return NULL;
+    PyObject *res = NULL;
+    size_t n = (size_t)bx.len / sizeof(float);
+    if ((fn != FN_GELU && fn != FN_GRAD) || !supported(v))
+        PyErr_SetString(PyExc_ValueError, "unknown function or variant not supported by this CPU");
+    else if ((size_t)by.len / sizeof(float) != n || (size_t)bu.len / sizeof(int64_t) < n)
+        PyErr_SetString(PyExc_ValueError, "buffer sizes do not match");
+    else {
+        size_t nu;
+        Py_BEGIN_ALLOW_THREADS nu = run_f32(fn, v, (const float *)bx.buf, (float *)by.buf, n, (int64_t *)bu.buf, base);
+        Py_END_ALLOW_THREADS res = PyLong_FromSize_t(nu);
+    }
+    PyBuffer_Release(&bx);
+    PyBuffer_Release(&by);
+    PyBuffer_Release(&bu);
+    return res;
+}
+
+static PyObject *py_lookup16(PyObject *self, PyObject *args) {
+    Py_buffer bt, bb, bo;
+    int v;
+    if (!PyArg_ParseTuple(args, "y*y*w*i", &bt, &bb, &bo, &v)) return NULL;
+    PyObject *res = NULL;
+    size_t n = (size_t)bb.len / 2;
+    if (bt.len < 2 * 65537 || (size_t)bo.len / 2 != n || !supported(v))
+        PyErr_SetString(PyExc_ValueError, "table needs 65537 entries; bits and out one length; a supported variant");
+    else {
+        Py_BEGIN_ALLOW_THREADS
+#ifdef GL_X86
+        if (v == V_AVX512) lookup16_avx512((const uint16_t *)bt.buf, (const uint16_t *)bb.buf, (uint16_t *)bo.buf, n);
+        else
+#endif
+        lookup16_scalar((const uint16_t *)bt.buf, (const uint16_t *)bb.buf, (uint16_t *)bo.buf, n);
+        Py_END_ALLOW_THREADS
+        Py_INCREF(Py_None);
+        res = Py_None;
+    }
+    PyBuffer_Release(&bt);
+    PyBuffer_Release(&bb);
+    PyBuffer_Release(&bo);
+    return res;
+}
+
+static PyObject *py_variants(PyObject *self, PyObject *noargs) {
+    static const char *names[] = {"scalar", "avx2", "avx512", "scalar-libm"};
+    static const int order[] = {V_AVX512, V_AVX2, V_SCALAR, V_SCALAR_LIBM};
+    PyObject *out = PyList_New(0);
+    for (int j = 0; j < 4; j++)
+        if (supported(order[j])) {
+            int v = order[j];
+            PyObject *s = PyUnicode_FromString(names[v]);
+            PyList_Append(out, s);
+            Py_DECREF(s);
+        }
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"f32", py_f32, METH_VARARGS, "f32(fn, variant, x, y, undecided, base) -> number of undecided inputs"},
+    {"lookup16", py_lookup16, METH_VARARGS, "lookup16(table, bits, out, variant): out[i] = table[bits[i]]"},
+    {"variants", py_variants, METH_NOARGS, "names of the variants this CPU runs, best first"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_native", "gelu_lab's native float32 kernels", -1, methods,
+                                    NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&module); }

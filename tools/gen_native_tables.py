@@ -1,0 +1,170 @@
+"""Generate src/gelu_lab/native_tables.h, the constants of the native float32 kernel (native.c).
+
+    .venv/bin/python tools/gen_native_tables.py      (~1 min; the header is committed)
+
+Main range: 16 sub-ranges of width W centred on k W, k = -7..8, chosen by
+k = round(x / W) read off the low bits of x/W + 1.5*2^52 (so the table index
+is the low four bits of that double: one vpermt2pd per coefficient in the
+AVX-512 kernel). On each sub-range, with t = x - k W (exact),
+
+    gelu:       Phi(x)              ~ P_k(t),   GELU  = x P_k(t)
+    gelu_grad:  GELU'(x)/(x - x0)   ~ P_k(t),   GELU' = ((x - x0_hi) - x0_lo) P_k(t)
+
+(x0 = -0.75179..., GELU's root: dividing it out leaves a smooth function, so
+the relative error holds through the root). P_k has degree DEG, fitted by
+least squares weighted to relative error on Chebyshev points with mpmath
+values. EPS[k] bounds P_k's relative error: twice the largest error measured
+against mpmath on 3000 float32 points of the sub-range (plus its ends), plus
+1e-14 for the float64 roundings of the evaluation. The kernel's rounding test
+uses EPS[k]; an input whose interval does not decide is settled by the
+general path (the FAST/TIGHT tiers of gelu_lab.kernels, ported to C).
+
+Saturation thresholds (proved with mpmath, Q(a) = Phi(-a)):
+    gelu       x >= SAT:  x Q(x) < ulp(x)/2       -> GELU = x
+               x <  ZERO: |x Q(-x)|... < 2^-150   -> GELU = -0
+    gelu_grad  x >= SAT:  x phi - Q < 2^-24      -> GELU' = 1
+               x <  ZERO: |GELU'(x)| < 2^-150     -> GELU' = -0
+"""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+
+import mpmath
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from gelu_lab import kernels, numerics as nm  # noqa: E402
+
+mpmath.mp.dps = 40
+DEG = 9
+N_SUB = 16
+K_LO = -7
+WIDTH = {"gelu": 0.6875, "grad": 0.75}
+X0 = mpmath.findroot(lambda t: mpmath.ncdf(t) + t * mpmath.npdf(t), mpmath.mpf("-0.7517915"))
+X0_HI, X0_LO = nm.grad_root_series()[:2]
+
+
+def gelu_phi(x):
+    return mpmath.ncdf(x)
+
+
+def grad_ratio(x):
+    if abs(x - X0) < mpmath.mpf("1e-25"):
+        x = X0 + mpmath.mpf("1e-25")
+    return (mpmath.ncdf(x) + x * mpmath.npdf(x)) / (x - X0)
+
+
+FUNCS = {"gelu": gelu_phi, "grad": grad_ratio}
+
+
+def fit(f, w, k, npts=120):
+    """Coefficients in t (low first) of P_k, and its measured max relative error."""
+    h = w / 2 * 1.001  # k from a rounded x/W may miss by a hair: fit a little wider
+    u = np.cos(np.pi * (np.arange(npts) + 0.5) / npts)
+    y = np.array([float(f(mpmath.mpf(k * w) + mpmath.mpf(float(q)))) for q in u * h])
+    a = np.vander(u, DEG + 1, increasing=True) / y[:, None]
+    c, *_ = np.linalg.lstsq(a, np.ones(npts), rcond=None)
+    coef = c / h ** np.arange(DEG + 1)
+    rng = np.random.default_rng(1000 + k)
+    xs = np.concatenate([rng.uniform(k * w - h, k * w + h, 3000), [k * w - h, k * w + h, k * w]])
+    xs = xs.astype(np.float32).astype(np.float64)
+    t = xs - k * w
+    p = np.zeros_like(t)
+    for cj in coef[::-1]:
+        p = p * t + cj
+    err = max(abs(float(mpmath.mpf(float(pv)) / f(mpmath.mpf(float(xv))) - 1)) for pv, xv in zip(p, xs))
+    return coef, err
+
+
+def f32_threshold(pred, lo, hi):
+    """Smallest float32 x in [lo, hi] with pred(x) (pred monotone: false below, true above)."""
+    a, b = np.float32(lo), np.float32(hi)
+    assert not pred(a) and pred(b)
+    while np.nextafter(a, b) != b:
+        m = np.float32((float(a) + float(b)) / 2)
+        if m == a or m == b:
+            break
+        a, b = (m, b) if not pred(m) else (a, m)
+    return float(b)
+
+
+def largest_f32_below(pred, lo, hi):
+    """Largest float32 x in [lo, hi] with pred(x) (pred true below, false above)."""
+    a, b = np.float32(lo), np.float32(hi)
+    assert pred(a) and not pred(b)
+    while True:
+        m = np.float32((float(a) + float(b)) / 2)
+        if m == a or m == b:
+            return float(a)
+        a, b = (m, b) if pred(m) else (a, m)
+
+
+def q(x):
+    return mpmath.ncdf(-mpmath.mpf(float(x)))
+
+
+def thresholds():
+    tiny = mpmath.mpf(2) ** -150
+    # gelu: x Q(x) < ulp(x)/2 = 2^-22 for x in [4, 8): x(1 - Q) rounds to x
+    g_sat = f32_threshold(lambda x: float(x) * q(x) < mpmath.mpf(2) ** -22, 4.5, 7.5)
+    # gelu: |x Phi(x)| < 2^-150 for x < ZERO: rounds to -0 (x Phi(x) decreases in |x| there)
+    g_zero = largest_f32_below(lambda x: abs(mpmath.mpf(float(x)) * mpmath.ncdf(float(x))) < tiny, -20, -10)
+    d_sat = f32_threshold(lambda x: float(x) * mpmath.npdf(float(x)) - q(x) < mpmath.mpf(2) ** -24, 4.5, 7.5)
+    d_zero = largest_f32_below(lambda x: abs(mpmath.ncdf(float(x)) + float(x) * mpmath.npdf(float(x))) < tiny, -20, -10)
+    return {"gelu": (g_sat, g_zero), "grad": (d_sat, d_zero)}
+
+
+def c_array(name, vals, fmt="{!r}"):
+    body = ", ".join(fmt.format(float(v)) for v in vals)
+    return f"static const double {name}[{len(vals)}] = {{{body}}};\n"
+
+
+def main():
+    th = thresholds()
+    out = ["/* Generated by tools/gen_native_tables.py: do not edit. */\n",
+           "#define NT_DEG %d\n#define NT_N_SUB %d\n" % (DEG, N_SUB)]
+    for name, f in FUNCS.items():
+        w = WIDTH[name]
+        sat, zero = th[name]
+        # main range: k = -7..8, strictly inside the outer sub-ranges' ends (a tie of x/W
+        # at -7.5 would round to k = -8, the index of k = 8)
+        lo_main, hi_main = (K_LO - 0.5) * w + 1e-3, (K_LO + N_SUB - 0.5) * w - 1e-3
+        assert sat < hi_main, (name, sat, hi_main)
+        coefs = np.zeros((DEG + 1, N_SUB))  # [j][k mod 16]
+        eps = np.zeros(N_SUB)
+        for k in range(K_LO, K_LO + N_SUB):
+            c, err = fit(f, w, k)
+            coefs[:, k % N_SUB] = c
+            eps[k % N_SUB] = 2 * err + 1e-14
+            print(f"{name} k={k:+d} [{(k - .5) * w:+.4f}, {(k + .5) * w:+.4f}) max rel err {err:.2e}", file=sys.stderr)
+        up = name.upper()
+        out.append(f"#define NT_{up}_W {w!r}\n#define NT_{up}_INVW {1 / w!r}\n")
+        out.append(f"#define NT_{up}_LO {float(np.float32(lo_main))!r}\n#define NT_{up}_SAT {sat!r}\n#define NT_{up}_ZERO {zero!r}\n")
+        out.append(f"static const double NT_{up}_C[{DEG + 1}][{N_SUB}] = {{\n")
+        for j in range(DEG + 1):
+            out.append("  {" + ", ".join(repr(float(v)) for v in coefs[j]) + "},\n")
+        out.append("};\n")
+        out.append(c_array(f"NT_{up}_EPS", eps))
+    out.append(f"#define NT_X0_HI {X0_HI!r}\n#define NT_X0_LO {X0_LO!r}\n")
+    # the general path: kernels.FAST and kernels.TIGHT, two Horner chains each
+    for tier in ("FAST", "TIGHT"):
+        fit_ = getattr(kernels, tier)
+        out.append(f"#define NT_{tier}_MAPC {fit_.map_c!r}\n#define NT_{tier}_REL {fit_.rel_err!r}\n")
+        out.append(f"#define NT_{tier}_HM {fit_.h.shape[1]}\n#define NT_{tier}_EM {fit_.exp.shape[1]}\n")
+        out.append(c_array(f"NT_{tier}_H0", fit_.h[0]) + c_array(f"NT_{tier}_H1", fit_.h[1]))
+        out.append(c_array(f"NT_{tier}_E0", fit_.exp[0]) + c_array(f"NT_{tier}_E1", fit_.exp[1]))
+    rc = kernels._ROOT_C
+    out.append(f"#define NT_ROOT_M {rc.shape[1]}\n#define NT_ROOT_RADIUS {nm.GRAD_ROOT_RADIUS!r}\n")
+    out.append(c_array("NT_ROOT0", rc[0]) + c_array("NT_ROOT1", rc[1]))
+    out.append(f"#define NT_A_CUT {kernels.A_CUT!r}\n#define NT_TINY {nm.TINY!r}\n#define NT_INV_SQRT_2PI {nm.INV_SQRT_2PI!r}\n")
+    path = ROOT / "src" / "gelu_lab" / "native_tables.h"
+    path.write_text("".join(out))
+    print(f"wrote {path}; thresholds {th}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
