@@ -353,7 +353,7 @@ def build(out="gelu-lab.html", lang: str = "zh", store=None, progress: bool | No
     from tqdm import tqdm
 
     from . import content, page_module, registry, state
-    from .shell import HTML_LANG
+    from .shell import HTML_LANG, main_words
 
     if lang not in LANGS:
         raise ValueError(f"lang must be one of {', '.join(LANGS)}, got {lang!r}")
@@ -382,8 +382,8 @@ def build(out="gelu-lab.html", lang: str = "zh", store=None, progress: bool | No
         sheets = sorted((f for f in assets.iterdir() if f.name.endswith(".css")), key=lambda f: (f.name != "style.css", f.name))
         css = "".join(f.read_text(encoding="utf-8") for f in sheets) + _CSS
         mathjax = _mathjax()
-        a11y = assets.joinpath("a11y.js").read_text(encoding="utf-8")
-        regions = " ".join(f'data-region-{k}="{html.escape(shell[f"region.{k}"])}"' for k in ("table", "code", "math"))
+        scripts = "".join(f"<script>{_asset(assets.joinpath(f).read_text(encoding='utf-8'))}</script>" for f in ("a11y.js", "figure_text.js"))
+        words = " ".join(f'{k}="{html.escape(v)}"' for k, v in main_words(shell).items())  # as the app's <main>
         now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
         doc = "".join([
             f'<!doctype html><html lang="{HTML_LANG[lang]}"><head><meta charset="utf-8">',
@@ -399,12 +399,12 @@ def build(out="gelu-lab.html", lang: str = "zh", store=None, progress: bool | No
             f'<p class="muted">{markdown(w["static"])}</p>',
             f'<p class="muted">{w["generated"]} {now} · gelu-lab {__version__}</p>',
             f'<nav class="report-nav"><h2>{w["contents"]}</h2><ol>{"".join(toc)}</ol></nav></header>',
-            # one main, named regions for what scrolls sideways (assets/a11y.js, as in the app)
-            f'<main id="content" tabindex="-1" {regions}>', *sections,
+            # one main, with the words of assets/a11y.js and assets/figure_text.js, as in the app
+            f'<main id="content" tabindex="-1" {words}>', *sections,
             f'<section class="report-page" id="measured"><h1>{w["measured"]}</h1>{meas}</section></main>',
             f'<footer class="footer">{html.escape(shell["footer"])}</footer></div>',
             f'<script type="application/json" id="figures">{_json(writer.figures)}</script>',
-            f"<script>{_START}</script><script>{_asset(a11y)}</script></body></html>",
+            f"<script>{_START}</script>{scripts}</body></html>",
         ])
         path = atomic_write(out, lambda p: p.write_text(doc, encoding="utf-8"))  # a full disk leaves no half file
         bar.update()

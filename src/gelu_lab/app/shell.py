@@ -11,6 +11,7 @@ sets ``lang`` in the query and re-renders. The clientside callbacks are
 from __future__ import annotations
 
 import functools
+import json
 
 from dash import ClientsideFunction, Input, Output, State, callback, clientside_callback, dcc, html
 
@@ -102,6 +103,16 @@ def _pager(page: registry.Page, lang: str, t: dict):
     return html.Nav(links, className="pager", **{"aria-label": t["pager.label"]})
 
 
+def main_words(t: dict) -> dict:
+    """The words the scripts read from <main> (the app's and the offline report's), from
+    shell.md `t`: data-region-*, how assets/a11y.js names a box that scrolls sideways (a
+    focusable region); data-figure-words, the fig.* blocks as JSON, from which
+    assets/figure_text.js words each figure's text alternative and its CSV button."""
+    words = {f"data-region-{k}": t[f"region.{k}"] for k in ("table", "code", "math")}
+    words["data-figure-words"] = json.dumps({k.removeprefix("fig."): v for k, v in t.items() if k.startswith("fig.")}, ensure_ascii=False)
+    return words
+
+
 def notes_text(notes, t: dict) -> str:
     return " ".join(content.fill(t[f"msg.{key}"], **args) for key, args in notes)
 
@@ -118,8 +129,6 @@ def render(pathname: str | None, search: str | None, pages: dict):
         values, notes = state.read(mod.PARAMS, search)
         body = mod.layout(values, lang)
     main = f"page-{page.slug}" if page else "page-notfound"
-    # data-region-*: how assets/a11y.js names a box that scrolls sideways (a focusable region)
-    regions = {f"data-region-{k}": t[f"region.{k}"] for k in ("table", "code", "math")}
     return html.Div(
         [
             dcc.Store(id="lang", data=lang),
@@ -128,7 +137,7 @@ def render(pathname: str | None, search: str | None, pages: dict):
             html.A(t["skip"], href=f"#{main}", className="skip-link", id="skip-link"),  # the first thing Tab reaches
             _header(page, lang, t),
             html.Div(notes_text(notes, t), id="url-notes", className="message" if notes else "message empty", role="status"),
-            html.Main(body, className="page", id=main, lang=HTML_LANG[lang], tabIndex="-1", **regions),  # -1: the skip link focuses it
+            html.Main(body, className="page", id=main, lang=HTML_LANG[lang], tabIndex="-1", **main_words(t)),  # -1: the skip link focuses it
             _pager(page, lang, t) if page else None,
             html.Footer(t["footer"], className="footer"),
         ]
