@@ -26,6 +26,7 @@ PAGES = [
     Page("implementation", "/implementation"),
     Page("ffn", "/ffn"),
     Page("bert", "/bert"),
+    Page("playground", "/playground"),
     Page("demo", "/demo"),
     Page("misconceptions", "/misconceptions"),
     Page("interview", "/interview"),
