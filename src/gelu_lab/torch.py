@@ -1,13 +1,55 @@
-"""PyTorch face of gelu_lab: the same functions on tensors, with autograd.
+"""PyTorch face of gelu_lab: the same functions on tensors, as real torch ops.
 
-    gelu_lab.gelu(t), gelu_lab.gelu_grad(t), gelu_lab.gelu_grad2(t)  (tensors in, tensors out)
-    gelu_lab.torch.GELU(approximate="none" | "tanh" | "sigmoid")      drop-in for torch.nn.GELU
-    gelu_lab.torch.native(name)                                       torch's own kernel of an activation
+    gelu(t, approximate="none" | "tanh" | "sigmoid", *, out=None)   also gelu_grad, gelu_grad2
+    gelu_lab.gelu(t), gelu_lab.gelu_grad(t), gelu_lab.gelu_grad2(t)  the same, from the package root
+    GELU(approximate=...)                                            drop-in for torch.nn.GELU
+    native(name)                                                     torch's own kernel of an activation
+    swap(model, to) -> Swapped; restore(swapped)                     every GELU-like activation of a model
 
-Values are computed by the NumPy core (so the exact form is correctly rounded
-in float32, bfloat16 and float16) on the CPU and returned on the tensor's
-device. The backward of ``gelu`` is ``grad_out * gelu_grad(x)`` and the
-backward of that uses ``gelu_grad2``, so double backward works too.
+The ops ``torch.ops.gelu_lab.gelu``, ``gelu_grad`` and ``gelu_grad2`` (arguments
+``x, approximate``) are registered with ``torch.library.custom_op``: fake
+(meta) kernels, so ``torch.compile(fullgraph=True)``, ``torch.export`` and
+meta tensors see them as single ops; autograd by ``register_autograd``: the
+backward of ``gelu`` is ``grad * gelu_grad(x)``, that of ``gelu_grad`` uses
+``gelu_grad2`` (double backward), that of ``gelu_grad2`` a float64 formula of
+the third derivative rounded to x's format.
+
+Where the values come from:
+
+- CPU tensors: the NumPy core (:mod:`gelu_lab.core`), on zero-copy NumPy views
+  of the input and of the output it writes into (bfloat16 through an int16
+  view). The exact form and its derivative are correctly rounded in float16,
+  bfloat16 and float32.
+- Other devices (CUDA): ``generic`` -- a float64 evaluation with torch ops on the
+  device, with a bound on its error; rounded once to the tensor's format where
+  both ends of [value - bound, value + bound] round alike (then the true value
+  rounds the same way); the few elements where they do not, and non-finite
+  ones, are computed on the CPU by the core and written back. The results are
+  the core's, bit for bit, in float16, bfloat16 and float32. float64 tensors
+  get the float64 formula (within the bound below), its non-finite and
+  sign-uncertain zero cases settled by the core. Setting ``GENERIC_ON_CPU``
+  (tests) sends CPU tensors down this path too.
+
+The bound (``_f64``): with u = 2^-53 and a "scale" M, the sum of the absolute
+values of the formula's terms (so cancellation near a zero is covered),
+
+    exact form (x Phi(x) = x erfc(-x/sqrt2)/2, Phi + x phi, (2 - x^2) phi):
+        |error| <= (64 + 4 min(x^2, 1600)) u M + 2^-1000
+    tanh and sigmoid forms (x sigmoid(z), z = 2k(x + c x^3) or 1.702 x):
+        |error| <= (64 + 32 min(|z|, 800)) u M + 2^-1000
+
+The x^2 and |z| terms are the condition numbers of erfc, exp and sigmoid at
+their arguments (each computed to a few u relative); past |x| = 40 (|z| = 800)
+the functions underflow to exactly 0 or saturate at exactly 1, so the
+condition stops mattering; the constant 64 u covers the libraries' own errors
+(CUDA's erfc is within 5 ulp), the few roundings of the formula and those of
+the two ends; 2^-1000 covers float64 underflow and is far below the smallest
+float32. ``test_the_bound_holds_against_mpmath`` checks it. Relative to a
+float32 half-ulp (2^-25) the bound is below 2^-15: of normally distributed
+inputs about one in 10^5 goes back to the CPU. So does every element whose
+value underflows in float64 (|x| beyond about 38 for the exact form, 21 for
+the tanh form, 440 for the sigmoid form; the second derivatives on both
+sides): there only the core knows the sign of the zero it rounds to.
 
 ``NATIVE`` is the one table of every activation of :mod:`gelu_lab.activations`
 as torch's own kernels (fast, not correctly rounded); the small Transformer,
@@ -17,19 +59,30 @@ Importing this module needs torch; importing ``gelu_lab`` does not.
 
 from __future__ import annotations
 
+import functools
+import math
+import sys
+from dataclasses import dataclass
+
 import numpy as np
 import torch
 from torch import nn
 
-from .core import _apply, check_approximate
-from .floats import bfloat16
-from .numerics import SIGMOID_BETA
+from . import activations
+from .core import APPROXIMATIONS, _apply, check_approximate
+from .core import gelu as core_gelu
+from .floats import FORMATS, bfloat16
+from .numerics import SIGMOID_BETA, SQRT_2_OVER_PI, TANH_CUBIC
 
 _TO_NUMPY = {torch.float16: np.float16, torch.float32: np.float32, torch.float64: np.float64}
+_FORMAT = {torch.float16: "float16", torch.bfloat16: "bfloat16", torch.float32: "float32", torch.float64: "float64"}
+
+# send CPU tensors down the generic (device) path as well: for tests of that path
+GENERIC_ON_CPU = False
 
 
 def to_numpy(t: torch.Tensor) -> np.ndarray:
-    """A CPU copy of a float tensor as a NumPy array of the same format."""
+    """A CPU NumPy array of a float tensor in the same format (a view where the tensor is on the CPU and contiguous)."""
     t = t.detach().cpu().contiguous()
     if t.dtype == torch.bfloat16:
         return t.view(torch.int16).numpy().view(bfloat16)
@@ -48,37 +101,213 @@ def from_numpy(a: np.ndarray, like: torch.Tensor) -> torch.Tensor:
     return t.to(like.device)
 
 
-def _values(x: torch.Tensor, approximate: str, order: int) -> torch.Tensor:
-    return from_numpy(np.asarray(_apply(to_numpy(x), approximate, order, None)), x)
+def _view(t: torch.Tensor) -> np.ndarray:
+    """A NumPy view (no copy, any strides) of a CPU float tensor; bfloat16 through int16."""
+    t = t.detach()
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy().view(bfloat16)
+    return t.numpy()
 
 
-class _Derivative(torch.autograd.Function):
-    """The order-th derivative of a GELU form (order 0: the value); its backward is the next order's."""
+def _on_cpu(x: torch.Tensor, order: int, approximate: str) -> torch.Tensor:
+    """The core's values of a CPU tensor, written straight into a new contiguous tensor."""
+    out = torch.empty(x.shape, dtype=x.dtype)
+    if x.numel():
+        _apply(_view(x), approximate, order, _view(out))
+    return out
 
-    @staticmethod
-    def forward(ctx, x, approximate, order):
-        ctx.save_for_backward(x)
-        ctx.approximate, ctx.order = approximate, order
-        return _values(x, approximate, order)
 
-    @staticmethod
-    def backward(ctx, dy):
+# --- the generic (device) path ---------------------------------------------------------
+
+_U = 2.0**-53
+_FLOOR = 2.0**-1000
+_INV_SQRT2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def _z_terms(x: torch.Tensor, approximate: str):
+    """z, z', z'', z''' of the x sigmoid(z) forms (tanh: z = 2k(x + c x^3), as 1 + tanh(w) = 2 sigmoid(2w))."""
+    if approximate == "tanh":
+        k2 = 2.0 * SQRT_2_OVER_PI
+        xx = x * x
+        return k2 * (x + TANH_CUBIC * xx * x), k2 * (1.0 + 3.0 * TANH_CUBIC * xx), (6.0 * k2 * TANH_CUBIC) * x, 6.0 * k2 * TANH_CUBIC
+    return SIGMOID_BETA * x, SIGMOID_BETA, 0.0, 0.0
+
+
+def _f64(x: torch.Tensor, approximate: str, order: int):
+    """(y, bound): the order-th derivative of a GELU form at float64 x by torch ops, and a bound on its error."""
+    if approximate == "none":
+        xx = x * x
+        if order == 0:
+            y = x * 0.5 * torch.special.erfc(x * -_INV_SQRT2)
+            scale = y.abs()
+        elif order == 1:
+            a = 0.5 * torch.special.erfc(x * -_INV_SQRT2)
+            b = x * torch.exp(-0.5 * xx) * _INV_SQRT_2PI
+            y, scale = a + b, a.abs() + b.abs()
+        else:
+            p = torch.exp(-0.5 * xx) * _INV_SQRT_2PI
+            y, scale = (2.0 - xx) * p, (2.0 + xx) * p
+        rel = (64.0 + 4.0 * torch.clamp(xx, max=1600.0)) * _U
+    else:
+        z, dz, ddz, _ = _z_terms(x, approximate)
+        s = torch.sigmoid(z)
+        if order == 0:
+            y = x * s
+            scale = y.abs()
+        else:
+            ss = s * torch.sigmoid(-z)  # s(1 - s) without cancelling
+            if order == 1:
+                b = x * dz * ss
+                y, scale = s + b, s + b.abs()
+            else:
+                t1, t2, t3 = 2.0 * dz, x * ddz, x * dz * dz
+                y = ss * (t1 + t2 + t3 * (1.0 - 2.0 * s))
+                scale = ss * (abs(t1) + t2.abs() + t3.abs())
+        rel = (64.0 + 32.0 * torch.clamp(z.abs(), max=800.0)) * _U
+    # the floor only where x != 0: at +-0 every formula here is exact (gelu(+-0) = +-0)
+    return y, rel * scale + (x != 0).to(torch.float64) * _FLOOR
+
+
+def _third(x: torch.Tensor, approximate: str) -> torch.Tensor:
+    """The third derivative of a GELU form at float64 x (the backward of gelu_grad2; torch ops, differentiable)."""
+    if approximate == "none":
+        d3 = x * (x * x - 4.0) * torch.exp(-0.5 * x * x) * _INV_SQRT_2PI
+    else:
+        z, dz, ddz, dddz = _z_terms(x, approximate)
+        s = torch.sigmoid(z)
+        ss = s * torch.sigmoid(-z)
+        m = 1.0 - 2.0 * s
+        b = 2.0 * dz + x * ddz + x * dz * dz * m
+        db = 3.0 * ddz + x * dddz + m * (dz * dz + 2.0 * x * dz * ddz) - 2.0 * x * dz**3 * ss
+        d3 = ss * (dz * m * b + db)
+    return torch.where(x.abs() > 1e3, 0.0, d3)  # beyond: phi and s(1-s) underflow, x^3 may overflow
+
+
+def _pow2(k: torch.Tensor) -> torch.Tensor:
+    """2.0**k as float64, exactly, from the bits (k an integer tensor in [-1022, 1023])."""
+    return ((k.to(torch.int64) + 1023) << 52).view(torch.float64)
+
+
+def _round(y: torch.Tensor, fmt) -> torch.Tensor:
+    """float64 y rounded once to `fmt` (nearest, ties to even), as float64 (then exactly convertible to fmt).
+
+    Not y.to(dtype): torch converts float64 to float16 and bfloat16 through
+    float32, which rounds twice. Finite y only; the sign of zero is kept; past
+    the largest finite number, +-inf.
+    """
+    _, e = torch.frexp(y)  # |y| = m 2^e, 1/2 <= m < 1
+    step = _pow2(torch.clamp(e.to(torch.int64) - 1, min=fmt.emin) - (fmt.p - 1))
+    r = torch.copysign(torch.round(y / step) * step, y)
+    return torch.where(r.abs() >= 2.0 ** (2 - fmt.emin), r * math.inf, r)  # past the largest finite (emax = 1 - emin): inf
+
+
+def generic(x: torch.Tensor, approximate: str = "none", order: int = 0) -> torch.Tensor:
+    """The order-th derivative of a GELU form on x's device: the float64 formula rounded once, the undecided settled by the core.
+
+    Bit for bit the core's values for float16, bfloat16 and float32 (see the module docstring).
+    """
+    check_approximate(approximate)
+    fmt = FORMATS[_FORMAT[x.dtype]]
+    x64 = x.detach().to(torch.float64)
+    y, bound = _f64(x64, approximate, order)
+    if fmt.p == 53:
+        flagged = ~torch.isfinite(y) | (y.abs() <= bound) & (x64 != 0)  # the sign of a near-zero is in doubt
+        out = y
+    else:
+        lo, hi = _round(y - bound, fmt), _round(y + bound, fmt)
+        flagged = ~torch.isfinite(y) | (lo != hi) | (torch.signbit(lo) != torch.signbit(hi))
+        out = lo.to(x.dtype)
+    flagged |= ~torch.isfinite(x64)
+    out = out.contiguous()
+    idx = flagged.reshape(-1).nonzero().squeeze(1)
+    if idx.numel():  # rare: settle them with the core on the CPU
+        out.view(-1)[idx] = _on_cpu(x.detach().reshape(-1)[idx].cpu(), order, approximate).to(out.device)
+    return out
+
+
+# --- the ops ---------------------------------------------------------------------------
+
+
+def _kernel(order: int):
+    def kernel(x: torch.Tensor, approximate: str = "none") -> torch.Tensor:
+        check_approximate(approximate)
+        if x.device.type == "cpu" and not GENERIC_ON_CPU:
+            return _on_cpu(x, order, approximate)
+        if x.device.type == "mps":  # no float64 there: through the CPU
+            return _on_cpu(x.cpu(), order, approximate).to(x.device)
+        return generic(x, approximate, order)
+
+    kernel.__name__ = ("gelu", "gelu_grad", "gelu_grad2")[order]
+    return kernel
+
+
+_OPS = [
+    torch.library.custom_op(f"gelu_lab::{name}", _kernel(order), mutates_args=(), schema="(Tensor x, str approximate='none') -> Tensor")
+    for order, name in enumerate(("gelu", "gelu_grad", "gelu_grad2"))
+]
+
+
+def _fake(x: torch.Tensor, approximate: str = "none") -> torch.Tensor:
+    check_approximate(approximate)
+    return x.new_empty(x.shape)
+
+
+def _setup_context(ctx, inputs, output):
+    x, approximate = inputs
+    ctx.save_for_backward(x)
+    ctx.approximate = approximate
+
+
+def _backward(order: int):
+    def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return dy * apply(x, ctx.approximate, ctx.order + 1), None, None
+        if order < 2:
+            d = _OPS[order + 1](x, ctx.approximate)
+        else:
+            d = _third(x.to(torch.float64), ctx.approximate).to(x.dtype)
+        return grad * d, None
+
+    return backward
+
+
+for _order, _op in enumerate(_OPS):
+    _op.register_fake(_fake)
+    _op.register_autograd(_backward(_order), setup_context=_setup_context)
 
 
 def apply(x: torch.Tensor, approximate: str, order: int, out=None) -> torch.Tensor:
-    """Value (order 0), derivative (1) or second derivative (2) of a GELU form."""
+    """Value (order 0), derivative (1) or second derivative (2) of a GELU form, by the ops above."""
     if x.is_complex():
         raise TypeError(f"expected real numbers, got a tensor of {x.dtype}")
     if not x.is_floating_point():
         x = x.to(torch.float64)
-    # the second derivative has no backward: GELU''' is not provided
-    y = _Derivative.apply(x, approximate, order) if order < 2 else _values(x, approximate, 2)
+    check_approximate(approximate)
     if out is not None:
-        out.copy_(y)
-        return out
-    return y
+        if torch.is_grad_enabled() and (x.requires_grad or out.requires_grad):
+            raise RuntimeError("out= does not support automatic differentiation (as torch's own ops)")
+        y = _OPS[order](x, approximate)
+        if not torch.can_cast(y.dtype, out.dtype):
+            raise RuntimeError(f"result type {y.dtype} can't be cast to the desired output type {out.dtype}")
+        if out.shape != y.shape:
+            out.resize_(y.shape)
+        return out.copy_(y)
+    return _OPS[order](x, approximate)
+
+
+def gelu(x: torch.Tensor, approximate: str = "none", *, out: torch.Tensor | None = None) -> torch.Tensor:
+    """GELU of a tensor (torch.nn.functional.gelu's signature, plus "sigmoid" and out=); correctly rounded exact form."""
+    return apply(x, approximate, 0, out)
+
+
+def gelu_grad(x: torch.Tensor, approximate: str = "none", *, out: torch.Tensor | None = None) -> torch.Tensor:
+    """dGELU/dx of a tensor, with autograd (its backward uses gelu_grad2)."""
+    return apply(x, approximate, 1, out)
+
+
+def gelu_grad2(x: torch.Tensor, approximate: str = "none", *, out: torch.Tensor | None = None) -> torch.Tensor:
+    """d2GELU/dx2 of a tensor, with autograd (its backward: the third derivative in float64)."""
+    return apply(x, approximate, 2, out)
 
 
 class GELU(nn.Module):
@@ -137,3 +366,156 @@ def native(name: str) -> nn.Module:
     if name not in NATIVE:
         raise ValueError(f"no torch form of {name!r}; choose from {', '.join(NATIVE)}")
     return NATIVE[name]()
+
+
+# --- swapping the activations of a model -----------------------------------------------
+
+
+class _RegistryFunction(torch.autograd.Function):
+    """A registry activation through its NumPy functions (value and first derivative)."""
+
+    @staticmethod
+    def forward(ctx, x, name):
+        ctx.save_for_backward(x)
+        ctx.name = name
+        return from_numpy(np.asarray(activations.get(name).fn(to_numpy(x))), x)
+
+    @staticmethod
+    def backward(ctx, dy):
+        (x,) = ctx.saved_tensors
+        return dy * from_numpy(np.asarray(activations.get(ctx.name).grad(to_numpy(x))), x), None
+
+
+class Registry(nn.Module):
+    """An activation of gelu_lab.activations that torch has no kernel of in NATIVE (computed through NumPy)."""
+
+    def __init__(self, name: str):
+        super().__init__()
+        self.name = activations.canonical(name)
+
+    def forward(self, x):
+        return _RegistryFunction.apply(x, self.name)
+
+    def extra_repr(self) -> str:
+        return repr(self.name)
+
+
+# transformers.activations class name -> GELU form ("gelu_10", ClippedGELUActivation, clips: not a GELU)
+_HF_FORMS = {
+    "GELUActivation": "none",
+    "NewGELUActivation": "tanh",
+    "FastGELUActivation": "tanh",
+    "AccurateGELUActivation": "tanh",
+    "GELUTanh": "tanh",
+    "PytorchGELUTanh": "tanh",
+    "QuickGELUActivation": "sigmoid",
+}
+
+
+def _function_form(f) -> str | None:
+    """The form of a GELU function an attribute may hold: torch's, gelu_lab's (the package root's wraps core's)."""
+    if f is torch.nn.functional.gelu or f is gelu or getattr(f, "__wrapped__", None) is core_gelu:
+        return "none"
+    return "sigmoid" if f is sigmoid_form else None
+
+
+def gelu_form(obj) -> str | None:
+    """The GELU form ("none", "tanh", "sigmoid") of an activation module or function, None if it is not a GELU."""
+    if isinstance(obj, (nn.GELU, GELU)):
+        return obj.approximate
+    if isinstance(obj, SigmoidGELU):
+        return "sigmoid"
+    hf = sys.modules.get("transformers.activations")  # a transformers module exists only if transformers is imported
+    if hf is not None and isinstance(obj, nn.Module):
+        for cls in type(obj).__mro__:
+            if cls.__module__ == hf.__name__ and cls.__name__ in _HF_FORMS:
+                return _HF_FORMS[cls.__name__]
+    if isinstance(obj, functools.partial) and not obj.args:
+        form = _function_form(obj.func)
+        if form is not None and set(obj.keywords) <= {"approximate"}:
+            return obj.keywords.get("approximate", form)
+        return None
+    if callable(obj) and not isinstance(obj, nn.Module):
+        return _function_form(obj)
+    return None
+
+
+def replacement(to: str | nn.Module, form: str = "none") -> nn.Module:
+    """The module that replaces a GELU of `form`: "gelu_lab" (the same form, by the gelu_lab op),
+    "none" / "tanh" / "sigmoid" (that form, by the gelu_lab op), a registry name (torch's own
+    kernel from NATIVE, else gelu_lab's Registry), or a module (itself)."""
+    if isinstance(to, nn.Module):
+        return to
+    key = str(to).strip().lower()
+    if key == "gelu_lab":
+        return GELU(form)
+    if key in APPROXIMATIONS:
+        return GELU(key)
+    name = activations.canonical(to)
+    return native(name) if name in NATIVE else Registry(name)
+
+
+@dataclass(frozen=True)
+class Replaced:
+    """One swapped site: owner.<name> held `old` (of GELU form `form`) and now holds `new`."""
+
+    owner: nn.Module
+    name: str
+    old: object
+    new: nn.Module
+    form: str
+    path: str
+
+
+class Swapped(list):
+    """What swap() replaced (a list of Replaced); restore(swapped) or swap(model, swapped) puts it back."""
+
+
+def _set(owner: nn.Module, name: str, value) -> None:
+    """owner.<name> = value, moving the name between child modules and plain attributes as needed."""
+    if isinstance(value, nn.Module):
+        owner.__dict__.pop(name, None)
+        owner._modules[name] = value
+    else:
+        owner._modules.pop(name, None)
+        object.__setattr__(owner, name, value)
+
+
+def swap(model: nn.Module, to) -> Swapped:
+    """Replace every GELU-like activation of `model` by `to`; returns what was replaced.
+
+    Found: torch.nn.GELU, gelu_lab's GELU and SigmoidGELU, transformers' GELU
+    activation modules (GELUActivation, NewGELUActivation, FastGELUActivation,
+    AccurateGELUActivation, GELUTanh, PytorchGELUTanh, QuickGELUActivation;
+    not ClippedGELUActivation, which clips), and attributes holding a GELU
+    function (``intermediate_act_fn = F.gelu``, a partial of it with
+    ``approximate``, gelu_lab's gelu). `to`: see ``replacement``; a new module per
+    site for a name, the same module everywhere for a module. A Swapped record
+    as `to` restores it (as ``restore``). Swapping back restores the model's
+    outputs bit for bit: the original objects are put back.
+    """
+    if isinstance(to, list) and all(isinstance(r, Replaced) for r in to):
+        restore(to)
+        return Swapped()
+    done = Swapped()
+    for path, owner in list(model.named_modules()):
+        if gelu_form(owner) is not None:
+            continue  # a GELU's own insides (none in practice) belong to it
+        sites = list(owner._modules.items()) + [(k, v) for k, v in vars(owner).items() if not k.startswith("_")]
+        for name, obj in sites:
+            form = gelu_form(obj) if obj is not None else None
+            if form is None:
+                continue
+            new = replacement(to, form)
+            _set(owner, name, new)
+            done.append(Replaced(owner, name, obj, new, form, f"{path}.{name}" if path else name))
+    return done
+
+
+def restore(swapped: list) -> None:
+    """Put back what swap() replaced (a Swapped, or any list of its Replaced; last replaced first)."""
+    for r in reversed(swapped):
+        _set(r.owner, r.name, r.old)
+
+
+swap_back = restore
