@@ -442,8 +442,10 @@ def gelu_form(obj) -> str | None:
 
 def replacement(to: str | nn.Module, form: str = "none") -> nn.Module:
     """The module that replaces a GELU of `form`: "gelu_lab" (the same form, by the gelu_lab op),
-    "none" / "tanh" / "sigmoid" (that form, by the gelu_lab op), a registry name (torch's own
-    kernel from NATIVE, else gelu_lab's Registry), or a module (itself)."""
+    "none" / "tanh" / "sigmoid" (that form, by the gelu_lab op: GELU's `approximate` values,
+    so not the registry's tanh and logistic sigmoid -- pass nn.Tanh() or nn.Sigmoid() for
+    those), a registry name or alias (torch's own kernel from NATIVE, else gelu_lab's
+    Registry), or a module (itself)."""
     if isinstance(to, nn.Module):
         return to
     key = str(to).strip().lower()
