@@ -1,4 +1,5 @@
-"""Overview: what GELU is, a map of the pages (the route starts here), GELU and its neighbours on one chart, where GELU is used."""
+"""Overview: what GELU is, a map of the pages (the route starts here), GELU and its neighbours on one chart, where GELU is used
+(each architecture's default activation, read from the installed transformers: app.architecture_table)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from dash import ClientsideFunction, Input, Output, State, callback, clientside_
 from ... import activations
 from ...analysis import theory
 from ...figures import curves
-from .. import content, registry
+from .. import architecture_table, content, registry
 from ..components import fmt, graph, md, message, number, section
 from ..state import Param, href, inputs
 
@@ -67,7 +68,7 @@ def layout(state, lang):
                 message("overview-msg"),
                 html.Div(values_table(state["x"], show, lang, t), id="overview-values"),
             ),
-            section(html.H2(t["used.h"]), md(t["used.text"])),
+            section(html.H2(t["used.h"]), md(t["used.text"]), architecture_table.table(lang)),
         ]
     )
 
