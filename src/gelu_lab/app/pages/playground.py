@@ -124,6 +124,7 @@ def layout(state, lang):
     return html.Div([
         html.H1(t["title"]),
         md(t["intro"]),
+        html.Div(md(t["static"]), className="pg-static"),  # shown in the offline report only (playground.css), which runs no training
         section(
             _controls(state, lang, t),
             more(t["controls.more"], md(t["controls.note"])),
