@@ -150,3 +150,4 @@ def test_bench_says_which_kernel_runs(forced, capsys, monkeypatch):
     assert main(["bench", "--cases", "gelu_lab:erf", "--sizes", "1000", "--repeats", "1", "--no-store"]) == 0
     out = capsys.readouterr().out
     assert f"float32 kernel: {forced or kernels.available()[0]} " in out
+    assert "ISA: " in out

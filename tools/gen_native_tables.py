@@ -16,8 +16,9 @@ least squares weighted to relative error on Chebyshev points with mpmath
 values. EPS[k] bounds P_k's relative error: twice the largest error measured
 against mpmath on 3000 float32 points of the sub-range (plus its ends), plus
 1e-14 for the float64 roundings of the evaluation. The kernel's rounding test
-uses EPS[k]; an input whose interval does not decide is settled by the
-general path (the FAST/TIGHT tiers of gelu_lab.kernels, ported to C).
+uses EPS[k] (the AVX-512 one as EBITS[k] = ceil(EPS[k] 2^53) + 1 units in
+the last place of the float64 value); an input whose interval does not decide
+is settled by the general path (the FAST/TIGHT tiers of gelu_lab.kernels, ported to C).
 
 Saturation thresholds (proved with mpmath, Q(a) = Phi(-a)):
     gelu       x >= SAT:  x Q(x) < ulp(x)/2       -> GELU = x
@@ -149,6 +150,10 @@ def main():
             out.append("  {" + ", ".join(repr(float(v)) for v in coefs[j]) + "},\n")
         out.append("};\n")
         out.append(c_array(f"NT_{up}_EPS", eps))
+        # the same bound in units of the last place of the float64 value g: |error| <= eps |g|
+        # <= eps 2^53 ulp(g); the AVX-512 kernel compares g's 29 discarded bits with the midpoint
+        ebits = [int(np.ceil(e * 2.0**53)) + 1 for e in eps]
+        out.append(f"static const int64_t NT_{up}_EBITS[{N_SUB}] = {{{', '.join(f'{b}LL' for b in ebits)}}};\n")
     out.append(f"#define NT_X0_HI {X0_HI!r}\n#define NT_X0_LO {X0_LO!r}\n")
     # the general path: kernels.FAST and kernels.TIGHT, two Horner chains each
     for tier in ("FAST", "TIGHT"):

@@ -51,8 +51,9 @@ GELU' = (x - x0) P_k(t) with degree-9 polynomials on 16 sub-ranges of
 with a Ziv test of the sub-range's bound, and hands everything else (the
 tail, nan, undecided roundings) to the tiers above, ported to C. Variants:
 "avx512", "avx2" (AVX2+FMA: the tiers above over every input), "scalar"
-(portable C, fma()), chosen by :func:`variant` (``GELU_LAB_KERNEL`` forces
-one, "numba" included). `bench/exhaustive_native.py` checks every variant on
+(portable C, fma()), chosen by :func:`variant`: AVX-512 where the CPU has it,
+else numba (faster than the AVX2 and scalar variants; ``GELU_LAB_KERNEL``
+forces any of them). `bench/exhaustive_native.py` checks every variant on
 all 2^32 inputs against the numba kernel.
 """
 
@@ -320,9 +321,6 @@ def _gather16(table, bits, out):
         out[i] = table[bits[i]]
 
 
-_PADDED = {}  # id(table) -> (table, table + one entry): the native gather reads 4 bytes per entry
-
-
 def lookup16(table: np.ndarray, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """table[bit pattern of x] for a 16-bit x: a parallel gather (the table is L2-resident).
 
@@ -336,10 +334,8 @@ def lookup16(table: np.ndarray, x: np.ndarray, out: np.ndarray | None = None) ->
     if v == "numba":
         _gather16(table.view(np.uint16), bits, flat)
         return res
-    if id(table) not in _PADDED:
-        _PADDED[id(table)] = (table, np.concatenate([table.view(np.uint16), np.zeros(1, np.uint16)]))
-    padded = _PADDED[id(table)][1]
-    _parallel(lambda lo, hi: _native.lookup16(padded, bits[lo:hi], flat[lo:hi], _VARIANTS[v]), bits.size)
+    t16 = table.view(np.uint16)
+    _parallel(lambda lo, hi: _native.lookup16(t16, bits[lo:hi], flat[lo:hi], _VARIANTS[v]), bits.size)
     return res
 
 
@@ -386,13 +382,20 @@ _VARIANTS = {"scalar": 0, "avx2": 1, "avx512": 2, "scalar-libm": 3}
 KERNEL_ENV = "GELU_LAB_KERNEL"
 
 
+# fastest first, as measured on an AVX-512 machine (bench/bench_gelu.py, README): the
+# numba kernel beats the C AVX2 and scalar variants there even when numba is held to
+# AVX2 (NUMBA_CPU_NAME=haswell), so on a CPU without AVX-512 numba runs by default
+_ORDER = ("avx512", "numba", "avx2", "scalar", "scalar-libm")
+
+
 def available() -> list[str]:
-    """The kernels this machine runs, best first: native variants ("avx512", "avx2", "scalar", "scalar-libm"), then "numba"."""
-    return ([*_native.variants()] if _native is not None else []) + ["numba"]
+    """The kernels this machine runs, fastest first ("avx512", "numba", "avx2", "scalar", "scalar-libm")."""
+    have = {*(_native.variants() if _native is not None else ()), "numba"}
+    return [k for k in _ORDER if k in have]
 
 
 def variant() -> str:
-    """The kernel in use: $GELU_LAB_KERNEL if set (ValueError if this machine cannot run it), else the best available."""
+    """The kernel in use: $GELU_LAB_KERNEL if set (ValueError if this machine cannot run it), else the fastest available."""
     want = os.environ.get(KERNEL_ENV, "").strip().lower()
     have = available()
     if not want:
