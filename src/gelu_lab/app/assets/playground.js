@@ -445,7 +445,7 @@
     run.points.forEach((p, i) => {
       const x = (p[0] + EXTENT) * s, y = (EXTENT - p[1]) * s;
       ctx.beginPath(); ctx.arc(x, y, 3.2, 0, 2 * Math.PI);
-      if (i < run.ntrain) { ctx.fillStyle = c[p[2]]; ctx.fill(); ctx.strokeStyle = '#fff'; ctx.lineWidth = 1; ctx.stroke(); }
+      if (i < run.ntrain) { ctx.fillStyle = c[p[2]]; ctx.fill(); ctx.strokeStyle = words.colors.paper; ctx.lineWidth = 1; ctx.stroke(); }
       else { ctx.strokeStyle = c[p[2]]; ctx.lineWidth = 2; ctx.stroke(); }
     });
   }

@@ -54,7 +54,8 @@ def words(lang: str, t: dict) -> dict:
     keys = {"surface": "aria.surface", "units": "aria.units", "unit": "aria.unit", "none": "aria.none", "dead": "dead"}
     return {**{k: t[v] for k, v in keys.items()}, "series": [t["series.train"], t["series.test"]],
             "acts": {n: content.label(n, lang) for n in activations.names()},
-            "colors": {"class0": palette.BLUE, "class1": palette.ORANGE, "neutral": palette.NEUTRAL, "acts": dict(palette.COLORS)}}
+            "colors": {"class0": palette.BLUE, "class1": palette.ORANGE, "neutral": palette.NEUTRAL, "paper": palette.PAPER,
+                       "acts": dict(palette.COLORS)}}
 
 
 def _title(which: str, act: str, lang: str, t: dict) -> str:
