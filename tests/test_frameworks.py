@@ -23,7 +23,8 @@ def test_torch_row_is_what_the_installed_torch_does():
     x = np.linspace(-6, 6, 1201)
     want = F.gelu(torch.from_numpy(x)).numpy()
     assert np.allclose(activations.get(first.form).fn(x), want, rtol=1e-12, atol=1e-15)
-    assert [r for r in rows if r.asked] == [first]
+    # the other asked rows are the installed frameworks (JAX, TensorFlow, ONNX Runtime: tests/test_frameworks_accuracy.py)
+    assert [r for r in rows if r.asked and r.framework.startswith("PyTorch")] == [first]
 
 
 FORMULAS = {

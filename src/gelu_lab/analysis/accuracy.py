@@ -40,6 +40,7 @@ import numpy as np
 
 from ..floats import FORMATS, format_of, round_to_format
 from ..reference import REFERENCES, correctly_rounded
+from . import framework_impls as fi
 
 DTYPES = ("float16", "bfloat16", "float32")
 CHUNK_BITS = 24
@@ -60,6 +61,7 @@ class Impl:
     spec: str
     fn: Callable  # NumPy array of a float format -> array (any float dtype) of the same shape
     reference: str  # name in gelu_lab.reference.REFERENCES
+    dtypes: tuple | None = None  # the formats it computes in (None: any)
 
     def __call__(self, x):
         return self.fn(x)
@@ -161,13 +163,19 @@ def resolve(spec: str, reference: str | None = None) -> Impl:
 
     spec: a built-in (gelu, gelu_grad, gelu_tanh, gelu_tanh_grad, gelu_sigmoid,
     gelu_sigmoid_grad), ``torch:`` + one of those names (derivatives by
-    autograd), or ``module:function`` for a user's callable taking and returning
-    an array or tensor. reference: the function it computes (default: the
-    built-in's own; ``gelu`` for a user callable).
+    autograd), another framework's GELU (jax:gelu, tensorflow:gelu_tanh,
+    onnxruntime:Gelu, numpy:naive, scipy, ...: :mod:`.framework_impls`), or
+    ``module:function`` for a user's callable taking and returning an array or
+    tensor. reference: the function it computes (default: the built-in's own;
+    the form of a framework's GELU; ``gelu`` for a user callable).
     """
     spec = str(spec).strip()
     if reference is not None and reference not in REFERENCES:
         raise ValueError(f"unknown reference {reference!r}; choose from {', '.join(REFERENCES)}")
+    fw = fi.spec_of(spec)
+    if fw is not None and not fw.startswith("torch:"):
+        s = fi.SPECS[fw]
+        return Impl(fw, fi.function(fw), reference or s.form, s.dtypes)
     if spec in BUILTINS:
         fn, ref = BUILTINS[spec]
     elif spec.startswith("torch:"):
@@ -181,7 +189,8 @@ def resolve(spec: str, reference: str | None = None) -> Impl:
     elif ":" in spec:
         fn, ref = _array_or_tensor(_user_callable(spec)), "gelu"
     else:
-        raise ValueError(f"unknown impl {spec!r}; use one of {', '.join(BUILTINS)}, torch:NAME or module:function")
+        raise ValueError(f"unknown impl {spec!r}; use one of {', '.join(BUILTINS)}, torch:NAME, "
+                         f"{', '.join(s for s in fi.SPECS if not s.startswith('torch:'))} or module:function")
     return Impl(spec, fn, reference or ref)
 
 
@@ -525,14 +534,6 @@ def reference_values(name: str, x: np.ndarray) -> np.ndarray:
     return want
 
 
-def measure_chunk(impl: Impl, x: np.ndarray) -> dict:
-    got, returned = evaluate(impl, x)
-    want = reference_values(impl.reference, x)
-    t = tally(x, got, want)
-    t["returned_dtype"] = returned
-    return t
-
-
 def summarize(t: dict, impl: Impl, p: Plan) -> dict:
     """The report of a finished tally: figures, fractions, per-region rows."""
     fmt = FORMATS[p.dtype]
@@ -572,52 +573,76 @@ def summarize(t: dict, impl: Impl, p: Plan) -> dict:
     }
 
 
-def measure(impl: Impl | str, dtype: str, mode: str = "exhaustive", *, sample: int = 1 << 20, seed: int = 0,
-            interval=None, chunk_bits: int = CHUNK_BITS, store=None, progress: bool | None = None, command: str | None = None) -> dict:
-    """Measure `impl` over the inputs of `plan(...)`; the summary dict.
+def measure(impl: Impl | str, dtype: str, mode: str = "exhaustive", **kw) -> dict:
+    """Measure `impl` over the inputs of `plan(...)`; the summary dict (see :func:`measure_all`)."""
+    return measure_all([impl], dtype, mode, **kw)[0]
 
-    store: a :class:`gelu_lab.results.store.Store` to record the run in (kind
+
+def measure_all(impls, dtype: str, mode: str = "exhaustive", *, sample: int = 1 << 20, seed: int = 0,
+                interval=None, chunk_bits: int = CHUNK_BITS, store=None, progress: bool | None = None, command: str | None = None) -> list[dict]:
+    """Measure each of `impls` over the inputs of `plan(...)`; their summaries, in order.
+
+    The inputs are made, and the reference computed, once per chunk for all of them.
+    store: a :class:`gelu_lab.results.store.Store` to record each run in (kind
     "accuracy", key Plan.key): every chunk's tally is stored as it finishes,
-    and an unfinished run with the same key resumes where it stopped. The
-    summary is stored as result "summary". progress: a tqdm bar on stderr
-    (None: only when stderr is a terminal).
+    and an unfinished run with the same key resumes where it stopped. A summary is
+    stored as result "summary". progress: a tqdm bar on stderr (None: only when
+    stderr is a terminal). ValueError, before any work, for an impl that does not
+    compute in `dtype`.
     """
     from ..results.progress import bar as tqdm  # tqdm, mirrored to a background job's progress file
 
-    impl = resolve(impl) if isinstance(impl, str) else impl
+    impls = [resolve(i) if isinstance(i, str) else i for i in impls]
     p = plan(dtype, mode, sample=sample, seed=seed, interval=interval, chunk_bits=chunk_bits)
-    run_id, done = None, {}
+    for im in impls:
+        if im.dtypes is not None and dtype not in im.dtypes:
+            raise ValueError(f"impl {im.spec!r} computes in {', '.join(im.dtypes)}, not {dtype}")
+    run_ids, done = [None] * len(impls), [{} for _ in impls]
     if store is not None:
-        old = store.resumable(KIND, p.key(impl))
-        if old is not None and old["config"].get("plan") == p.config():
-            run_id = store.resume_run(old["id"])["id"]
-            done = {k: v for k, v in store.results(run_id).items() if k.startswith("chunk/")}
-        else:
-            run_id = store.start_run(KIND, p.key(impl), {"impl": impl.spec, "reference": impl.reference, "plan": p.config()}, command)
-    total = empty_tally()
-    returned = None
-    bar = tqdm(total=p.size, unit="x", unit_scale=True, desc=f"{impl.spec} {dtype}", disable=None if progress is None else not progress, leave=False)
+        for k, im in enumerate(impls):
+            old = store.resumable(KIND, p.key(im))
+            if old is not None and old["config"].get("plan") == p.config():
+                run_ids[k] = store.resume_run(old["id"])["id"]
+                done[k] = {n: v for n, v in store.results(run_ids[k]).items() if n.startswith("chunk/")}
+            else:
+                run_ids[k] = store.start_run(KIND, p.key(im), {"impl": im.spec, "reference": im.reference, "plan": p.config()}, command)
+    totals, returned = [empty_tally() for _ in impls], [None] * len(impls)
+    desc = impls[0].spec if len(impls) == 1 else f"{len(impls)} impls"
+    bar = tqdm(total=p.size * len(impls), unit="x", unit_scale=True, desc=f"{desc} {dtype}", disable=None if progress is None else not progress, leave=False)
     try:
         for i in range(p.chunks):
             name = f"chunk/{i:05d}"
-            if name in done:
-                t = done[name]
-            else:
-                t = measure_chunk(impl, p.chunk(i))
-                if store is not None:
-                    store.put_result(run_id, name, t)
-            returned = returned or t.get("returned_dtype")
-            total = merge(total, t)
-            bar.update(t["n"])
+            todo = [k for k in range(len(impls)) if name not in done[k]]
+            x = p.chunk(i) if todo else None
+            wants = {}
+            for k, im in enumerate(impls):
+                if k in todo:
+                    got, ret = evaluate(im, x)
+                    if im.reference not in wants:
+                        wants[im.reference] = reference_values(im.reference, x)
+                    t = tally(x, got, wants[im.reference])
+                    t["returned_dtype"] = ret
+                    if store is not None:
+                        store.put_result(run_ids[k], name, t)
+                else:
+                    t = done[k][name]
+                returned[k] = returned[k] or t.get("returned_dtype")
+                totals[k] = merge(totals[k], t)
+                bar.update(t["n"])
     finally:
         bar.close()
-    total["returned_dtype"] = returned or dtype
-    summary = summarize(total, impl, p)
-    if store is not None:
-        summary["run_id"] = run_id
-        store.put_result(run_id, "summary", summary)
-        store.set_status(run_id, "done")
-    return summary
+    out = []
+    for k, im in enumerate(impls):
+        totals[k]["returned_dtype"] = returned[k] or dtype
+        summary = summarize(totals[k], im, p)
+        if im.spec in fi.SPECS:  # the form the framework computes when not told, as installed now
+            summary["framework_default"] = fi.default_form(fi.SPECS[im.spec].package)
+        if store is not None:
+            summary["run_id"] = run_ids[k]
+            store.put_result(run_ids[k], "summary", summary)
+            store.set_status(run_ids[k], "done")
+        out.append(summary)
+    return out
 
 
 def stored(impl: str, dtype: str, mode: str = "exhaustive", store=None, reference: str | None = None, **plan_args):

@@ -13,7 +13,10 @@ COLUMNS = ["region", "n", "wrong", "frac_wrong", "max_ulp", "argmax_x", *acc.CAT
 
 def register(sub):
     p = sub.add_parser("accuracy", help="ULP error of an implementation (built-in, torch:NAME or module:function)")
-    p.add_argument("--impl", required=True, help="gelu, gelu_grad, gelu_tanh, ..., torch:gelu, torch:gelu_tanh, torch:gelu_grad, or module:function")
+    p.add_argument("--impl", required=True, action="append",
+                   help="gelu, gelu_grad, gelu_tanh, ..., torch:gelu, torch:gelu_tanh, torch:gelu_grad, jax:gelu, jax:gelu_tanh, "
+                        "tensorflow:gelu, tensorflow:gelu_tanh, onnxruntime:Gelu, onnxruntime:Gelu_tanh, numpy:naive, scipy, "
+                        "or module:function; repeat it to measure several over the same inputs (the reference computed once)")
     p.add_argument("--reference", choices=list(REFERENCES), help="the function the impl computes (default: its own; gelu for module:function)")
     p.add_argument("--dtype", default="float32", choices=acc.DTYPES)
     g = p.add_mutually_exclusive_group()
@@ -25,11 +28,12 @@ def register(sub):
     p.add_argument("--store", help="runs store file (default $GELU_LAB_STORE or the data directory)")
     p.add_argument("--no-store", action="store_true", help="do not record the run")
     p.add_argument("--format", default="text", choices=["text", "json"])
+    p.add_argument("--progress", action="store_true", help="a progress bar on stderr even when it is not a terminal")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    impl = acc.resolve(args.impl, args.reference)
+    impls = [acc.resolve(i, args.reference) for i in args.impl]
     if args.dtype != "float32" or args.exhaustive:
         if args.dtype != "float32" and (args.sample is not None or args.range is not None):
             raise ValueError(f"{args.dtype} is always checked exhaustively (65536 inputs): drop --sample/--range")
@@ -39,11 +43,17 @@ def run(args) -> int:
     from ..results.store import Store
 
     with contextlib.nullcontext() if args.no_store else Store(args.store) as store:
-        s = acc.measure(impl, args.dtype, mode, sample=(1 << 20) if args.sample is None else args.sample, seed=args.seed, interval=args.range,
-                        chunk_bits=args.chunk_bits, store=store)
+        done = acc.measure_all(impls, args.dtype, mode, sample=(1 << 20) if args.sample is None else args.sample, seed=args.seed, interval=args.range,
+                               chunk_bits=args.chunk_bits, store=store, progress=True if args.progress else None)
     if args.format == "json":
-        print(to_json(s))
+        print(to_json(done[0] if len(done) == 1 else done))
         return 0
+    for s in done:
+        _print(s)
+    return 0
+
+
+def _print(s: dict) -> None:
     w = s["worst"]
     print(f"{s['impl']} vs correctly rounded {s['reference']}, {s['dtype']} {s['mode']}: {s['n']} inputs, "
           f"{s['wrong']} not correctly rounded ({s['frac_wrong']:.3%}), max {s['max_ulp']} ulp"
@@ -54,4 +64,3 @@ def run(args) -> int:
     print(f"ulp histogram: {hist}")
     rows = [{**r, "argmax_x": "-" if r["argmax_x"] is None else r["argmax_x"]} for r in s["regions"] if r["n"]]
     print(emit(rows, COLUMNS, "text", None))
-    return 0

@@ -7,6 +7,7 @@ the ordinary CLI commands, with their provenance (versions, CPU, date,
 command; no machine path):
 
     measured.json      accuracy sweeps (by plan key) and a bench run   bench/ship_measured.py
+    frameworks.json    accuracy sweeps of other frameworks' GELU       bench/ship_frameworks.py
     ffn_results.json   the FFN training runs                           gelu-lab runs export
     bert_probe.json    the BERT probe                                  gelu-lab probe --format json
 
@@ -24,6 +25,7 @@ from .result import Result
 
 DATA = Path(__file__).parents[1] / "data"
 PATH = DATA / "measured.json"
+ACCURACY_FILES = ("measured.json", "frameworks.json")  # accuracy sweeps: one set, keyed by plan key
 FILES = {"accuracy": "measured.json", "bench": "measured.json", "train": "ffn_results.json", "probe": "bert_probe.json"}
 
 
@@ -41,7 +43,7 @@ def result(kind: str, key: str | None = None):
     """The shipped result of `kind` (see gelu_lab.results.latest), or None."""
     d = doc(FILES[kind])
     if kind == "accuracy":
-        sweeps = d.get("accuracy", {})
+        sweeps = {k: v for name in ACCURACY_FILES for k, v in doc(name).get("accuracy", {}).items()}
         if key is None:
             found = [{**v, "key": k, "source": "shipped"} for k, v in sweeps.items()]
             return Result(found, {}, "shipped") if found else None

@@ -102,8 +102,9 @@ def provenance(command: str | None = None) -> dict:
         "processor": _cpu_name(),
         "cpus": os.cpu_count(),
     }
-    if "torch" in sys.modules:
-        info["torch"] = sys.modules["torch"].__version__
+    for package in ("torch", "jax", "jaxlib", "tensorflow", "onnxruntime", "onnx"):  # the frameworks a measurement loaded
+        if package in sys.modules:
+            info[package] = getattr(sys.modules[package], "__version__", "?")
     from .. import __version__
 
     info["gelu_lab"] = __version__

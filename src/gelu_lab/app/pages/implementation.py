@@ -17,7 +17,7 @@ from ... import numerics as nm
 from ...analysis import accuracy as acc
 from ...analysis import fits
 from ...analysis import implementation as data
-from .. import content, custom_box, job_box
+from .. import content, custom_box, framework_table, job_box
 from . import implementation_parts as parts
 from ..components import dropdown, graph, md, message, more, number, prose, radio, readout, readouts, section, slider
 from ..state import Param, inputs
@@ -92,6 +92,8 @@ def layout(state, lang):
             readouts(*[readout(i, lab, v) for i, lab, v in zip(ERROR_IDS, err_labels, evals)]),
             graph("implementation-errors", efig)),
         section(html.H2(t["fw.h"]), md(t["fw.text"]), parts.frameworks_table(lang, t), md(t["fw.after"])),
+        section(more(content.text(lang, "frameworks")["h"], framework_table.table(lang, id="implementation-frameworks-table"),
+                     id="implementation-more-frameworks")),
         section(more(
             t["const.h"], md(t["const.text"]),
             html.Div([slider("implementation-c", C, state["c"], t["label.c"]), slider("implementation-k", K, state["k"], t["label.k"]),

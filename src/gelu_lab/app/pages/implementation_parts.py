@@ -149,7 +149,7 @@ def frameworks_table(lang, t):
         return [head + " ", html.Code(tail)] if head and (tail[:1].islower() or "+" in tail) else fw
 
     rows = [html.Tr([td(name(d.framework)), td(html.Code(d.call)), td(html.Code(d.default), **({"id": "implementation-fw-torch"} if d.asked else {})),
-                     td(content.label(d.form, lang)), td(content.fill(t["fw.asked"], how=d.source) if d.asked else html.Code(d.source))])
+                     td(content.label(d.form, lang)), td([content.fill(t["fw.asked"], how=""), html.Code(d.source)] if d.asked else html.Code(d.source))])
             for d in frameworks.defaults()]
     head = [t[f"fw.col.{c}"] for c in ("fw", "call", "default", "form", "source")]
     return values_table(head, rows, id="implementation-fw-table", head_style=left)

@@ -25,7 +25,7 @@ from ... import activations
 from ...analysis import claims as C
 from ...figures import misconceptions as figs
 from ...nn import train_job
-from .. import content, job_box
+from .. import content, framework_table, job_box
 from ..claim_words import case, exact, value, words
 from ..components import full, graph, md, more, prose, sig, values_table
 
@@ -34,6 +34,7 @@ PARAMS = []
 # claims whose evidence is FFN training runs in the runs store: the activation a run needs
 TRAINING = {"relu_half_dead": "relu"}
 NAMES = set(activations.names())
+FRAMEWORKS_TABLE = ("jax_default_tanh",)  # cards whose evidence the measured frameworks table holds
 RUN = {"preset": "quick", "steps": 600, "fc_init_std": 0.02}  # the shipped experiment (FFN page), one more seed
 
 
@@ -137,6 +138,8 @@ def card(cid: str, lang: str, t: dict, res: dict | None = None):
         fig,
         html.Div(how, id=_id("how", cid)),
         run_box(cid, t, lang) if cid in TRAINING else None,
+        more(content.text(lang, "frameworks")["h"], framework_table.table(lang, id="misc-frameworks-table"), id="misc-more-frameworks")
+        if cid in FRAMEWORKS_TABLE else None,
         dcc.Store(id=_id("refresh", cid), data=0),
         ],
         className="card claim",
