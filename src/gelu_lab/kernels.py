@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import importlib
+import itertools
 import math
 import os
 
@@ -406,29 +407,50 @@ def variant() -> str:
 
 
 _POOL = {}
+PARTS_PER_THREAD = 8  # parts are handed out as threads come free: a thread slowed by another process takes fewer
 
 
-def _parallel(task, n: int, min_per_thread: int = 1 << 15):
-    """task(lo, hi) over [0, n) cut into numba.get_num_threads() parts (multiples of BLOCK), in threads.
+def _parallel(task, n: int, min_part: int = 1 << 15):
+    """[task(lo, hi) for the parts [lo, hi) of [0, n)], run by numba.get_num_threads() threads.
 
-    The native calls release the GIL, so the parts run at once. Returns the
-    parts' results in order.
+    The parts (multiples of BLOCK, about PARTS_PER_THREAD per thread) are taken
+    from a shared counter by whichever thread is free, so a core shared with
+    another process slows the call by its share, not by half of it. The native
+    calls release the GIL, so the parts run at once. Results in part order.
     """
-    threads = max(1, min(numba.get_num_threads(), n // min_per_thread))
+    threads = max(1, min(numba.get_num_threads(), n // min_part))
     if threads == 1:
         return [task(0, n)]
-    step = -(-n // threads // BLOCK) * BLOCK
+    step = max(min_part, -(-n // (threads * PARTS_PER_THREAD) // BLOCK) * BLOCK)
     bounds = [(lo, min(lo + step, n)) for lo in range(0, n, step)]
+    results = [None] * len(bounds)
+    counter = itertools.count()  # next() on it is atomic under the GIL
+
+    def worker():
+        for j in iter(counter.__next__, None):
+            if j >= len(bounds):
+                return
+            results[j] = task(*bounds[j])
+
     if threads not in _POOL:
-        _POOL[threads] = concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="gelu_lab")
-    futures = [_POOL[threads].submit(task, lo, hi) for lo, hi in bounds[1:]]
-    first = task(*bounds[0])  # this thread takes the first part
-    return [first, *(f.result() for f in futures)]
+        _POOL[threads] = concurrent.futures.ThreadPoolExecutor(threads - 1, thread_name_prefix="gelu_lab")
+    futures = [_POOL[threads].submit(worker) for _ in range(threads - 1)]
+    worker()  # this thread works too
+    for f in futures:
+        f.result()
+    return results
 
 
 def _native_f32(name: str, v: int, x: np.ndarray, out: np.ndarray) -> np.ndarray:
     """Undecided indices (sorted) after the native kernel wrote x's values into out."""
-    und = np.empty(x.size, dtype=np.int64)  # pages touched only where written
     fn = 0 if name == "gelu" else 1
-    counts = _parallel(lambda lo, hi: (lo, _native.f32(fn, v, x[lo:hi], out[lo:hi], und[lo:hi], lo)), x.size)
-    return np.concatenate([und[lo:lo + c] for lo, c in counts]) if counts else np.empty(0, np.int64)
+
+    def part(lo, hi):
+        und = np.empty(min(hi - lo, 256 + (hi - lo) // 128), dtype=np.int64)  # typical inputs: ~1e-4 undecided
+        c = _native.f32(fn, v, x[lo:hi], out[lo:hi], und, lo)
+        if c > und.size:  # crowded with undecided inputs (structured data): again, with room for all
+            und = np.empty(c, dtype=np.int64)
+            _native.f32(fn, v, x[lo:hi], out[lo:hi], und, lo)
+        return und[:c]
+
+    return np.concatenate(_parallel(part, x.size))

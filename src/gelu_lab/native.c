@@ -5,10 +5,10 @@
  *   lookup16(table, bits, out, variant)                 out[i] = table[bits[i]] (every variant: plain loads)
  *   variants() -> names this CPU runs                   ("avx512", "avx2", "scalar", "scalar-libm")
  *
- * x, y: float32 buffers of one length; y receives the values. undecided: an
- * int64 buffer of x's length; the first `count` entries are base + the
- * positions whose value this module could not decide (gelu_lab.core settles
- * them with gelu_lab.reference). The GIL is released; the caller runs one
+ * x, y: float32 buffers of one length; y receives the values. count: how many
+ * inputs this module could not decide (gelu_lab.core settles them with
+ * gelu_lab.reference); undecided, an int64 buffer, receives base + their
+ * positions, as many as it holds (a count beyond its size: call again with more room). The GIL is released; the caller runs one
  * call per thread on disjoint parts of the arrays.
  *
  * Method (constants in native_tables.h, made by tools/gen_native_tables.py),
@@ -524,7 +524,7 @@ static int supported(int v) {
     return 0;
 }
 
-static size_t run_f32(int fn, int v, const float *x, float *y, size_t n, int64_t *und, int64_t base) {
+static size_t run_f32(int fn, int v, const float *x, float *y, size_t n, int64_t *und, size_t cap, int64_t base) {
     main_fn mf = fn == FN_GELU ? main_gelu_scalar : main_grad_scalar;
     settle_fn sf = fn == FN_GELU ? settle_gelu_scalar : settle_grad_scalar;
 #ifdef GL_X86
@@ -540,11 +540,14 @@ static size_t run_f32(int fn, int v, const float *x, float *y, size_t n, int64_t
     }
 #endif
     uint32_t list[BLOCK + 16];
+    int64_t left[BLOCK];
     size_t nu = 0;
     for (size_t lo = 0; lo < n; lo += BLOCK) {
         size_t m = n - lo < BLOCK ? n - lo : BLOCK;
         size_t c = mf(x + lo, y + lo, m, list);
-        nu += sf(x + lo, y + lo, list, c, und + nu, base + (int64_t)lo);
+        size_t k = sf(x + lo, y + lo, list, c, left, base + (int64_t)lo);
+        for (size_t j = 0; j < k && nu + j < cap; j++) und[nu + j] = left[j];
+        nu += k;
     }
     return nu;
 }
@@ -560,11 +563,11 @@ static PyObject *py_f32(PyObject *self, PyObject *args) {
     size_t n = (size_t)bx.len / sizeof(float);
     if ((fn != FN_GELU && fn != FN_GRAD) || !supported(v))
         PyErr_SetString(PyExc_ValueError, "unknown function or variant not supported by this CPU");
-    else if ((size_t)by.len / sizeof(float) != n || (size_t)bu.len / sizeof(int64_t) < n)
+    else if ((size_t)by.len / sizeof(float) != n)
         PyErr_SetString(PyExc_ValueError, "buffer sizes do not match");
     else {
-        size_t nu;
-        Py_BEGIN_ALLOW_THREADS nu = run_f32(fn, v, (const float *)bx.buf, (float *)by.buf, n, (int64_t *)bu.buf, base);
+        size_t nu, cap = (size_t)bu.len / sizeof(int64_t);
+        Py_BEGIN_ALLOW_THREADS nu = run_f32(fn, v, (const float *)bx.buf, (float *)by.buf, n, (int64_t *)bu.buf, cap, base);
         Py_END_ALLOW_THREADS res = PyLong_FromSize_t(nu);
     }
     PyBuffer_Release(&bx);
@@ -609,7 +612,7 @@ static PyObject *py_variants(PyObject *self, PyObject *noargs) {
 }
 
 static PyMethodDef methods[] = {
-    {"f32", py_f32, METH_VARARGS, "f32(fn, variant, x, y, undecided, base) -> number of undecided inputs"},
+    {"f32", py_f32, METH_VARARGS, "f32(fn, variant, x, y, undecided, base) -> number of undecided inputs (as many listed as undecided holds)"},
     {"lookup16", py_lookup16, METH_VARARGS, "lookup16(table, bits, out, variant): out[i] = table[bits[i]]"},
     {"variants", py_variants, METH_NOARGS, "names of the variants this CPU runs, best first"},
     {NULL, NULL, 0, NULL},
