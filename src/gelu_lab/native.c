@@ -501,13 +501,14 @@ T_AVX512 static size_t settle_grad_avx512v(const float *x, float *y, const uint3
 
 #endif
 
-/* 16-bit lookups: plain loads, four at a time (faster here than vpgatherdd, whose
- * sixteen loads from an L2-resident table wait on each other) */
+/* 16-bit lookups: plain loads, eight at a time (faster here than vpgatherdd) */
 static void lookup16_scalar(const uint16_t *t, const uint16_t *b, uint16_t *o, size_t n) {
     size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
+    for (; i + 8 <= n; i += 8) {
         uint16_t a0 = t[b[i]], a1 = t[b[i + 1]], a2 = t[b[i + 2]], a3 = t[b[i + 3]];
+        uint16_t a4 = t[b[i + 4]], a5 = t[b[i + 5]], a6 = t[b[i + 6]], a7 = t[b[i + 7]];
         o[i] = a0, o[i + 1] = a1, o[i + 2] = a2, o[i + 3] = a3;
+        o[i + 4] = a4, o[i + 5] = a5, o[i + 6] = a6, o[i + 7] = a7;
     }
     for (; i < n; i++) o[i] = t[b[i]];
 }
