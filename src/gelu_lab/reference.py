@@ -173,12 +173,20 @@ def _libm_f32(x, grad, root, rc, out, flags):
         round_flag(xi, y, y - err, y + err, out, flags, i)
 
 
+# the same loop in one thread, for the few inputs a kernel leaves undecided: starting
+# numba's parallel region costs more than they do, and its OpenMP workers then spin
+# on the cores the next kernel call wants (2 threads ran at half the speed of 1)
+_libm_f32_serial = numba.njit(cache=True)(_libm_f32.py_func)
+SERIAL_BELOW = 1 << 16
+
+
 def _correct_f32_libm(name: str, x: np.ndarray) -> np.ndarray:
     xs = np.ascontiguousarray(x, dtype=np.float32).ravel()
     out = np.empty_like(xs)
     flags = np.empty(xs.size, dtype=np.bool_)
     hi, lo, c = nm.grad_root_series()
-    _libm_f32(xs, name == "gelu_grad", np.array([hi, lo]), c, out, flags)
+    loop = _libm_f32_serial if xs.size < SERIAL_BELOW else _libm_f32
+    loop(xs, name == "gelu_grad", np.array([hi, lo]), c, out, flags)
     idx = np.flatnonzero(flags)
     if idx.size:
         out[idx] = settle(name, xs[idx], FORMATS["float32"])
