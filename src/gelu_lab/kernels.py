@@ -432,9 +432,10 @@ def _parallel(task, n: int, min_part: int = 1 << 15):
                 return
             results[j] = task(*bounds[j])
 
-    if threads not in _POOL:
-        _POOL[threads] = concurrent.futures.ThreadPoolExecutor(threads - 1, thread_name_prefix="gelu_lab")
-    futures = [_POOL[threads].submit(worker) for _ in range(threads - 1)]
+    key = (os.getpid(), threads)  # a forked child has the dict but not the threads: a pool of its own
+    if key not in _POOL:
+        _POOL[key] = concurrent.futures.ThreadPoolExecutor(threads - 1, thread_name_prefix="gelu_lab")
+    futures = [_POOL[key].submit(worker) for _ in range(threads - 1)]
     worker()  # this thread works too
     for f in futures:
         f.result()
