@@ -342,7 +342,7 @@ T_AVX2 static size_t settle_grad_avx2v(const float *x, float *y, const uint32_t 
 /* ---- AVX-512: 8 lanes, coefficients from registers by vpermt2pd ---- */
 #define T_AVX512 __attribute__((target("avx512f,avx512vl,avx2,fma")))
 
-_Static_assert(NT_DEG % 2 == 1, "the two chains below take an odd degree");
+_Static_assert(NT_DEG == 9, "the Estrin scheme below is written out for degree 9");
 T_AVX512 AI size_t main_avx512_body(int fn, const float *x, float *y, size_t n, uint32_t *list) {
     const double(*C)[NT_N_SUB] = fn == FN_GELU ? NT_GELU_C : NT_GRAD_C;
     __m512d ca[NT_DEG + 1], cb[NT_DEG + 1];
@@ -362,7 +362,10 @@ T_AVX512 AI size_t main_avx512_body(int fn, const float *x, float *y, size_t n, 
     const __m256 sat = _mm256_set1_ps((float)(fn == FN_GELU ? NT_GELU_SAT : NT_GRAD_SAT));
     const __m256 zero = _mm256_set1_ps((float)(fn == FN_GELU ? NT_GELU_ZERO : NT_GRAD_ZERO));
     const __m256 negz = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f);
-    const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    /* one byte of flags per 8 inputs, the list built after the loop (a compress and
+     * a running count per vector cost more here) */
+    uint8_t mk[BLOCK / 8 + 8];
+    memset(mk, 0, sizeof mk);
     size_t c = 0, i = 0;
     for (; i + 8 <= n; i += 8) {
         __m256 xf = _mm256_loadu_ps(x + i);
@@ -374,16 +377,17 @@ T_AVX512 AI size_t main_avx512_body(int fn, const float *x, float *y, size_t n, 
         __m512d s = _mm512_fmadd_pd(xd, invw, magic);
         __m512d t = _mm512_fnmadd_pd(_mm512_sub_pd(s, magic), w, xd);
         __m512i idx = _mm512_castpd_si512(s);
-        /* two Horner chains in t^2 (even and odd coefficients): half the latency */
-        __m512d t2 = _mm512_mul_pd(t, t);
-        __m512d pe = _mm512_permutex2var_pd(ca[NT_DEG - 1], idx, cb[NT_DEG - 1]);
-        __m512d po = _mm512_permutex2var_pd(ca[NT_DEG], idx, cb[NT_DEG]);
+        /* Estrin's scheme: the coefficients' permutes all at once, then three levels of
+         * multiply-adds (a shorter chain than Horner's, for the instructions in flight) */
+        __m512d cf[NT_DEG + 1];
 #pragma GCC unroll 16
-        for (int j = NT_DEG - 3; j >= 0; j -= 2) {
-            pe = _mm512_fmadd_pd(pe, t2, _mm512_permutex2var_pd(ca[j], idx, cb[j]));
-            po = _mm512_fmadd_pd(po, t2, _mm512_permutex2var_pd(ca[j + 1], idx, cb[j + 1]));
-        }
-        __m512d p = _mm512_fmadd_pd(po, t, pe);
+        for (int j = 0; j <= NT_DEG; j++) cf[j] = _mm512_permutex2var_pd(ca[j], idx, cb[j]);
+        __m512d t2 = _mm512_mul_pd(t, t), t4 = _mm512_mul_pd(t2, t2);
+        __m512d p01 = _mm512_fmadd_pd(cf[1], t, cf[0]), p23 = _mm512_fmadd_pd(cf[3], t, cf[2]);
+        __m512d p45 = _mm512_fmadd_pd(cf[5], t, cf[4]), p67 = _mm512_fmadd_pd(cf[7], t, cf[6]);
+        __m512d p89 = _mm512_fmadd_pd(cf[9], t, cf[8]);
+        __m512d q0 = _mm512_fmadd_pd(p23, t2, p01), q1 = _mm512_fmadd_pd(p67, t2, p45);
+        __m512d p = _mm512_fmadd_pd(_mm512_fmadd_pd(p89, t4, q1), t4, q0);
         __m512d f = fn == FN_GELU ? xd : _mm512_sub_pd(_mm512_sub_pd(xd, x0hi), x0lo);
         __m512d g = _mm512_mul_pd(f, p);
         /* Ziv's test on g's bits: |g - truth| <= EBITS ulps of g; the float32 rounding
@@ -395,9 +399,15 @@ T_AVX512 AI size_t main_avx512_body(int fn, const float *x, float *y, size_t n, 
         r = _mm256_mask_blend_ps(m_zero, r, negz);
         _mm256_storeu_ps(y + i, r);
         __mmask8 m_list = (__mmask8)~(m_dec | m_sat | m_zero);
-        __m256i pos = _mm256_add_epi32(iota, _mm256_set1_epi32((int)i));
-        _mm256_storeu_si256((__m256i *)(list + c), _mm256_maskz_compress_epi32(m_list, pos));
-        c += (size_t)__builtin_popcount(m_list);
+        mk[i / 8] = (uint8_t)m_list;
+    }
+    for (size_t j = 0; j < i / 8; j += 8) { /* the listed lanes, 64 inputs at a time */
+        uint64_t wd;
+        memcpy(&wd, mk + j, 8);
+        while (wd) {
+            list[c++] = (uint32_t)(j * 8 + (size_t)__builtin_ctzll(wd));
+            wd &= wd - 1;
+        }
     }
     for (; i < n; i++)
         if (main_one(fn, x[i], y + i)) list[c++] = (uint32_t)i;
