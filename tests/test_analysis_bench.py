@@ -80,6 +80,15 @@ def test_time_call_calls_and_reports():
     assert r["min_s"] <= r["median_s"] <= r["max_s"]
 
 
+def test_thread_clock_only_at_one_thread():
+    r = bench.time_call(lambda: sum(range(1000)), repeats=2, clock="thread")
+    assert 0 <= r["min_s"] <= r["median_s"]
+    with pytest.raises(ValueError):
+        bench.run(["copy"], sizes=[1000], threads=(2,), repeats=1, progress=False, clock="thread")
+    with pytest.raises(ValueError):
+        bench.run(["copy"], sizes=[1000], threads=(1,), repeats=1, progress=False, clock="cpu")
+
+
 def test_rows_and_ratios_consistent():
     rows = bench.run(["numpy:erf", "numpy:tanh"], sizes=[1000, 2000], threads=(1,), repeats=1, progress=False)
     assert {r["case"] for r in rows} == {"copy", "numpy:erf", "numpy:tanh"}

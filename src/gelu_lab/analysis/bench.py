@@ -29,26 +29,33 @@ from ..numerics import INV_SQRT2, SIGMOID_BETA, SQRT_2_OVER_PI, TANH_CUBIC
 KIND = "bench"
 
 
-def time_call(fn: Callable, repeats: int = 5, min_sample_s: float = 2e-3) -> dict:
+CLOCKS = {"wall": time.perf_counter, "thread": time.thread_time}
+
+
+def time_call(fn: Callable, repeats: int = 5, min_sample_s: float = 2e-3, clock: str = "wall") -> dict:
     """Median time of one call of fn, over `repeats` samples.
 
     One untimed warm-up call (JIT, caches, page faults), then each sample runs
     fn `inner` times in a row so that a sample lasts at least min_sample_s
     (perf_counter resolution and call overhead do not dominate tiny sizes).
+    clock: "wall" (perf_counter) or "thread" (the calling thread's CPU time:
+    not slowed by other processes sharing the core, but blind to work done in
+    other threads, so only meaningful at one thread).
     """
     if repeats < 1:
         raise ValueError("repeats must be >= 1")
+    now = CLOCKS[clock]
     fn()
-    t0 = time.perf_counter()
+    t0 = now()
     fn()
-    one = max(time.perf_counter() - t0, 1e-9)
+    one = max(now() - t0, 1e-9)
     inner = max(1, int(min_sample_s / one))
     samples = []
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0 = now()
         for _ in range(inner):
             fn()
-        samples.append((time.perf_counter() - t0) / inner)
+        samples.append((now() - t0) / inner)
     return {"median_s": statistics.median(samples), "min_s": min(samples), "max_s": max(samples), "repeats": repeats, "inner": inner}
 
 
@@ -224,11 +231,13 @@ def check_names(names) -> list[str]:
     return names
 
 
-def run(names=None, sizes=DEFAULT_SIZES, threads=(1,), repeats: int = 5, progress: bool | None = None) -> list[dict]:
+def run(names=None, sizes=DEFAULT_SIZES, threads=(1,), repeats: int = 5, progress: bool | None = None,
+        clock: str = "wall") -> list[dict]:
     """Throughput rows for every case x size x thread count.
 
     Each row: case, backend, form, direction, dtype, n, threads, median_s,
-    min_s (a loaded machine shows in the gap between the two), gelem_s (1e9
+    min_s (a loaded machine shows in the gap between the two; clock: see
+    time_call), gelem_s (1e9
     elements per second, from the median) and vs_copy (its throughput over the
     roofline's at the same n and threads: copy is always measured too).
     """
@@ -242,6 +251,8 @@ def run(names=None, sizes=DEFAULT_SIZES, threads=(1,), repeats: int = 5, progres
         raise ValueError(f"sizes must lie in 1..{MAX_SIZE:.0e}")
     if any(int(t) < 1 for t in threads):
         raise ValueError("threads must be >= 1")
+    if clock not in CLOCKS or (clock == "thread" and any(int(t) != 1 for t in threads)):
+        raise ValueError(f"clock must be one of {', '.join(CLOCKS)}; 'thread' only at one thread")
     rows = []
     bar = tqdm(total=len(names) * len(sizes) * len(threads), desc="bench", disable=None if progress is None else not progress, leave=False)
     try:
@@ -251,7 +262,7 @@ def run(names=None, sizes=DEFAULT_SIZES, threads=(1,), repeats: int = 5, progres
                 copy = None
                 for name in names:
                     c = CASES[name]
-                    r = time_call(c.setup(n), repeats)
+                    r = time_call(c.setup(n), repeats, clock=clock)
                     row = {"case": name, "backend": c.backend, "form": c.form, "direction": c.direction, "dtype": c.dtype,
                            "n": n, "threads": int(t), "median_s": r["median_s"], "min_s": r["min_s"],
                            "gelem_s": n / r["median_s"] / 1e9}
