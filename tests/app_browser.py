@@ -213,6 +213,11 @@ def check_basics(page, slug: str, lang: str) -> None:
     assert n_fig >= 1
     assert page.locator(".modebar-btn[data-title='Download plot as a PNG']").count() == n_fig
     assert page.locator(".modebar-btn[data-title='Share chart...']").count() == 0  # would upload to Plotly Cloud
+    check_placed(page)
+
+
+def check_placed(page) -> None:
+    """No figure text cut off or over the tick labels, in the figures drawn so far."""
     try:  # figures may still be drawing (a second pass for an automargin axis)
         page.wait_for_function(f"() => ({BADLY_PLACED})().length === 0", timeout=5_000)
     except PlaywrightTimeout:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import mpmath
 import pytest
 
-from app_browser import own_store, app_url, browser, check_basics, context, open_page, page  # noqa: F401
+from app_browser import own_store, app_url, browser, check_basics, check_placed, context, open_page, page  # noqa: F401
 from gelu_lab.analysis import claims as C
 from gelu_lab.app import content
 from gelu_lab.app.claim_words import case, words
@@ -54,6 +54,7 @@ def test_every_card_shows_the_verdict_check_returns(page, app_url):
     check_basics(page, "misconceptions", "zh")
     t = content.text("zh", "misconceptions")
     wait_checked(page)
+    check_placed(page)  # again with every card's figure drawn (check_basics saw those drawn by then)
     got = cards(page)
     assert list(got) == list(C.CLAIMS)
     for cid, card in got.items():
