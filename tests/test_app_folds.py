@@ -14,7 +14,7 @@ from gelu_lab.app import content
 pytestmark = pytest.mark.xdist_group("app")
 
 FOLDS = {
-    "implementation": ["implementation-more-const", "implementation-more-prec", "implementation-more-cost", "implementation-more-custom"],
+    "implementation": ["implementation-more-const", "implementation-more-frameworks", "implementation-more-prec", "implementation-more-cost", "implementation-more-custom"],
     "ffn": ["ffn-more-units", "ffn-more-grad", "ffn-more-prov", "ffn-more-run"],
 }
 OPEN, CLOSED = "id => document.getElementById(id).open", "id => !document.getElementById(id).open"

@@ -92,7 +92,7 @@ def layout(state, lang):
             readouts(*[readout(i, lab, v) for i, lab, v in zip(ERROR_IDS, err_labels, evals)]),
             graph("implementation-errors", efig)),
         section(html.H2(t["fw.h"]), md(t["fw.text"]), parts.frameworks_table(lang, t), md(t["fw.after"])),
-        section(more(content.text(lang, "frameworks")["h"], framework_table.table(lang, id="implementation-frameworks-table"),
+        section(more(t["fw.more"], framework_table.table(lang, id="implementation-frameworks-table"),
                      id="implementation-more-frameworks")),
         section(more(
             t["const.h"], md(t["const.text"]),
