@@ -27,7 +27,7 @@ def table(lang: str) -> html.Div:
         form = content.label(r["form"], lang)
         if r["gated"]:
             form = content.fill(t["arch.gated"], form=form)
-        name = t.get("arch.name." + re.sub(r"\W+", "_", r["architecture"]).strip("_").lower(), r["architecture"])  # CLIP (text): words in the page's language
+        name = t.get("arch.name." + re.sub(r"\W+", "_", r["architecture"]).strip("_").lower(), r["architecture"])  # CLIP (text): a name with words has them in each language
         rows.append(html.Tr([html.Td(name, style=LEFT), html.Td(html.Code(f"{r['config']}().{r['attribute']}"), style=LEFT),
                              html.Td(html.Code(repr(r["value"])), style=LEFT), html.Td(form, style=LEFT),
                              html.Td("0" if r["gap"] == 0 else full(r["gap"]))], **{"data-arch": r["architecture"]}))
