@@ -119,9 +119,9 @@ def test_a_fresh_install_reports_the_shipped_measurements(tmp_path, capsys, monk
         sec = _section(html, key)
         assert "missing" not in sec.split(">", 1)[0] and w["source.shipped"] in sec, key
         assert "processor: AMD EPYC" in sec, key  # the provenance of the shipped run
-    rows = _rows(_section(html, "accuracy"))  # every shipped float32 sweep, with its numbers
-    assert sorted((r["impl"], r["n"], r["max_ulp"]) for r in rows) == sorted(
-        (s["impl"], str(s["n"]), str(s["max_ulp"])) for s in measured["accuracy"].values())
+    rows = _rows(_section(html, "accuracy"))  # every shipped sweep (ours, and the frameworks'), with its numbers
+    sweeps = [*measured["accuracy"].values(), *shipped.doc("frameworks.json")["accuracy"].values()]
+    assert sorted((r["impl"], r["n"], r["max_ulp"]) for r in rows) == sorted((s["impl"], str(s["n"]), str(s["max_ulp"])) for s in sweeps)
     assert {"copy", "numpy:erf", "numpy:tanh"} <= {r["case"] for r in _rows(_section(html, "cost"))}
     assert "--store" not in html  # no machine path in what the provenance shows
     assert not (tmp_path / "fresh").exists()
