@@ -49,7 +49,7 @@
 #include <immintrin.h>
 #endif
 
-#define BLOCK 4096
+#define BLOCK 2048
 #define AI __attribute__((always_inline)) static inline
 
 enum { FN_GELU = 0, FN_GRAD = 1 };
