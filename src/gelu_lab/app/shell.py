@@ -75,8 +75,15 @@ def _nav(current: registry.Page | None, lang: str, t: dict):
             dcc.Link(t[f"nav.{p.slug}"], href=state.href(p.route, lang), className="nav-link active" if current == p else "nav-link", id=f"nav-{p.slug}")
             for p in registry.PAGES
         ],
-        className="nav", **{"aria-label": t["nav.label"]},
+        className="nav", id="nav-pages", **{"aria-label": t["nav.label"]},
     )
+
+
+def _menu_button(t: dict):
+    """On a narrow screen the pages' navigation is a menu behind this button (assets/viewport.css
+    hides the list until it is opened; assets/menu.js opens and closes it); hidden on a wide one."""
+    return html.Button([html.Span("☰", className="nav-toggle-icon", **{"aria-hidden": "true"}), t["nav.menu"]], id="nav-toggle",
+                       className="nav-toggle", type="button", **{"aria-expanded": "false", "aria-controls": "nav-pages"})
 
 
 def _header(current, lang: str, t: dict):
@@ -88,7 +95,7 @@ def _header(current, lang: str, t: dict):
         className="lang-switch",
     )
     brand = dcc.Link([html.Span("GELU Lab", className="brand-name"), html.Span(t["tagline"], className="brand-tag")], href=state.href("/", lang), className="brand")
-    return html.Header([html.Div([brand, switch], className="header-top"), _nav(current, lang, t)], className="header")
+    return html.Header([html.Div([brand, _menu_button(t), switch], className="header-top"), _nav(current, lang, t)], className="header")
 
 
 def _pager(page: registry.Page, lang: str, t: dict):
