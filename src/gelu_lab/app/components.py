@@ -87,6 +87,8 @@ def _component(node) -> list:
         return [_TAGS[t](_children(node), style={"textAlign": node.attrs["style"].split(":")[1]})]
     if t == "ordered_list" and node.attrs.get("start", 1) != 1:
         return [html.Ol(_children(node), start=node.attrs["start"])]
+    if t == "table":
+        return [scrolling(html.Table(_children(node)))]
     if t in _TAGS:
         return [_TAGS[t](_children(node))]
     return [node.content] if node.content else _children(node)  # html (off) and any other node: its text
@@ -196,10 +198,17 @@ def full(v, digits: int = 4, **kw) -> html.Span:
     return html.Span(sig(v, digits), title=repr(float(v)), className="full-value", **kw)
 
 
-def values_table(head, rows, head_style=None, **kw) -> html.Table:
-    """A table of numbers: `head` the column titles (or html.Th cells), `rows` its html.Tr rows."""
+def values_table(head, rows, head_style=None, **kw) -> html.Div:
+    """A table of numbers: `head` the column titles (or html.Th cells), `rows` its html.Tr rows;
+    `kw` (its id) go to the table. In a box of its own that scrolls sideways when the table is
+    wider than the page (a phone): assets/a11y.js makes such a box a focusable region."""
     cells = [h if isinstance(h, html.Th) else html.Th(h, style=head_style) for h in head]
-    return html.Table([html.Thead(html.Tr(cells)), html.Tbody(rows)], className="values", **kw)
+    return scrolling(html.Table([html.Thead(html.Tr(cells)), html.Tbody(rows)], className="values", **kw))
+
+
+def scrolling(table) -> html.Div:
+    """The box a table scrolls sideways in, never the page (see values_table)."""
+    return html.Div(table, className="table-scroll")
 
 
 def radio(id: str, label: str, values, value, text=str) -> html.Div:

@@ -28,10 +28,6 @@ def _names(lang):
     return {n: content.label(n, lang) for n in activations.names()}
 
 
-def _scroll(table):
-    return html.Div(table, className="table-scroll")
-
-
 def _metric(w, m):
     """A score as the tables show it: the share of neighbours kept, else 1 − the score (cosines
     of 0.99995 and 1 both read 1.000 to four figures; their gaps to 1 do not), full value on hover."""
@@ -51,13 +47,13 @@ def histograms(res, t):
 def stats_table(res, t):
     head = [t["col.layer"], *(t[f"col.{c}"] for c, _, _ in data.STAT_COLS)]
     rows = [html.Tr([html.Td(str(i + 1))] + [html.Td(data.cell(L[c], d, k)) for c, d, k in data.STAT_COLS]) for i, L in enumerate(res["layers"])]
-    return _scroll(values_table(head, rows, id="bert-stats"))
+    return values_table(head, rows, id="bert-stats")
 
 
 def swap_table(res, names, t):
     body = [html.Tr([html.Td(names.get(w["activation"], w["activation"])), *(html.Td(_metric(w, m)) for m in METRICS)], id=f"bert-swap-{w['activation']}")
             for w in res["swaps"] if w["layer"] == "all"]
-    return _scroll(values_table([t["col.activation"], *(_head(m, t) for m in METRICS)], body, id="bert-swaps"))
+    return values_table([t["col.activation"], *(_head(m, t) for m in METRICS)], body, id="bert-swaps")
 
 
 def drift(res, metric, names, t):
@@ -69,7 +65,7 @@ def drift(res, metric, names, t):
 def precision_table(res, t):
     body = [html.Tr([html.Td(t["prec.cr"] if p["dtype"] == "float32" else content.fill(t["prec.dtype"], dtype=p["dtype"])),
                      *(html.Td(_metric(p, m)) for m in METRICS)], id=f"bert-prec-{p['dtype']}") for p in res["precision"]]
-    return _scroll(values_table([t["col.variant"], *(_head(m, t) for m in METRICS)], body, id="bert-precision"))
+    return values_table([t["col.variant"], *(_head(m, t) for m in METRICS)], body, id="bert-precision")
 
 
 def _provenance(d, t):
@@ -134,7 +130,7 @@ def sentence_view(sentence: str, lang: str):
                     id=f"bert-nn-{a}")
             for a, near in got["near"].items()]
     tokens = html.P(content.fill(t["box.tokens"], tokens=" ".join(got["tokens"])), className="tokens", id="bert-tokens")
-    table = _scroll(values_table([t["col.activation"], html.Th(t["box.nearest"], style=LEFT)], body, id="bert-neighbours"))
+    table = values_table([t["col.activation"], html.Th(t["box.nearest"], style=LEFT)], body, id="bert-neighbours")
     return [tokens, graph("bert-sentence-fig", fig), table], ""
 
 

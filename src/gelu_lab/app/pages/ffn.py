@@ -87,7 +87,7 @@ def _table(rows, names, t):
                              html.Td(f"{r['mean']:.3f}{std}"), html.Td(f"{r['gap']:+.3f}"), html.Td(sep), html.Td(r["behind"] or "–"),
                              html.Td(", ".join(f"{v:.3f}" for v in r["seeds"]))]))
     head = [t[f"table.{k}"] for k in ("rank", "act", "n", "mean", "gap", "sep", "behind", "seeds")]
-    return html.Div(values_table(head, body, id="ffn-table-el"), className="table-scroll")
+    return values_table(head, body, id="ffn-table-el")
 
 
 def _prov_line(p, t) -> list:

@@ -63,7 +63,7 @@ def pairs_table(d: dict, t: dict, lang: str):
                      html.Td("–" if p["verdict"] == "unknown" else f"[{nats(p['lo'])}, {nats(p['hi'])}]"),
                      html.Td(str(p["n"])), html.Td(t[f"pair.{p['verdict']}"])]) for p in d["pairs"]]
     head = [t[f"pairs.{k}"] for k in ("vs", "mean", "ci", "n", "verdict")]
-    return html.Div(values_table(head, rows, id="ffn-pairs-el"), className="table-scroll")
+    return values_table(head, rows, id="ffn-pairs-el")
 
 
 def lr_block(d: dict, t: dict, lang: str) -> list:

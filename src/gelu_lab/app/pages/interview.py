@@ -19,7 +19,7 @@ from ...analysis import interview as iv
 from ...analysis import theory
 from ...figures import interview as figs
 from .. import content
-from ..components import graph, md, readout, readouts, section
+from ..components import graph, md, readout, readouts, scrolling, section
 from ..state import Param
 
 QUIZ = Param("quiz", "off", choices=("off", "on"))
@@ -59,8 +59,9 @@ def _figures(lang):
     return {"gate": gate, "cancel": cancel}
 
 
-def result_table(rows: list[dict], t: dict) -> html.Table:
-    """The Check result: quantity, stated figure, computed value, and whether they agree."""
+def result_table(rows: list[dict], t: dict) -> html.Div:
+    """The Check result: quantity, stated figure, computed value, and whether they agree
+    (in a box that scrolls sideways on a narrow screen)."""
     mark = {True: t["agree.yes"], False: t["agree.no"], None: "—"}
     code = lambda v: html.Code(v) if isinstance(v, str) and v != "—" else v  # noqa: E731  (a name or version: code, not prose)
     head = html.Tr([html.Th(t[f"col.{c}"]) for c in ("quantity", "stated", "computed", "agree")])
@@ -74,7 +75,7 @@ def result_table(rows: list[dict], t: dict) -> html.Table:
         ])
         for r in rows
     ]
-    return html.Table([html.Thead(head), html.Tbody(body)], className="values check-table")
+    return scrolling(html.Table([html.Thead(head), html.Tbody(body)], className="values check-table"))
 
 
 def _question(i: int, qid: str, t: dict, lang: str, quiz: bool):
