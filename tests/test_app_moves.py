@@ -15,7 +15,7 @@ pytestmark = pytest.mark.xdist_group("app")
 # _fullData: what plotly.js draws (arrays decoded); the SVG path of the trace, if it has one
 DRAWN = """([id, i]) => { const gd = document.querySelector('#' + id + ' .js-plotly-plot'), t = gd._fullData[i];
   const p = gd.querySelectorAll('.scatterlayer .trace')[i].querySelector('path.js-line, path.js-fill');
-  return {x: Array.from(t.x), y: Array.from(t.y), name: t.name, text: t.text, path: p && p.getAttribute('d')}; }"""
+  return {x: Array.from(t.x), y: Array.from(t.y), name: t.name, text: t.text, side: t.textposition, path: p && p.getAttribute('d')}; }"""
 
 
 def drawn(tab, id, i):
@@ -72,5 +72,6 @@ def test_definition_area_markers_and_label_follow_x(tab, app_url):
     out = drawn(tab, "definition-gate", figs.MARK_OUT)
     assert out["y"][0] == pytest.approx(-0.5 * special.ndtr(-0.5), abs=1e-12)
     label = drawn(tab, "definition-gate", figs.LABEL)
-    assert label["x"] == [-0.5] and label["text"] == [f"Φ(-0.50) = {special.ndtr(-0.5):.4f}"]
+    assert label["x"] == [-0.5] and label["text"] == [f"Φ(-0.50)<br>= {special.ndtr(-0.5):.4f}"]
+    assert label["side"] in ("middle right", ["middle right"])  # towards the middle: left of x = -0.5 it would leave a phone's plot
     tab.log.check()

@@ -41,7 +41,7 @@ def test_gate_figure_shades_exactly_the_area_left_of_x():
     assert np.array_equal(ys(shade), dens[: len(shade.x)])
     assert list(fig.data[definition.MARK_IN].x) == [0.5] and list(fig.data[definition.MARK_OUT].y) == [0.35]
     label = fig.data[definition.LABEL]
-    assert list(label.x) == [0.5] and label.text[0] == "Φ(0.50) = 0.6900"
+    assert list(label.x) == [0.5] and label.text[0] == "Φ(0.50)<br>= 0.6900" and label.textposition == "middle left"  # towards the middle
     # the page moves x in place: every axis range is fixed and holds all the curves
     assert list(fig.layout.xaxis.range) == list(fig.layout.xaxis2.range) == [X[0], X[-1]]
     lo, hi = fig.layout.yaxis2.range

@@ -8,12 +8,18 @@ from . import COLORS, NEUTRAL, TEXT, axis, figure, palette, side_by_side, span
 
 # trace order of gate_figure, used by the clientside callback that moves x
 SHADE, MARK_IN, MARK_OUT, LABEL = 1, 4, 5, 6
-LABEL_Y = 0.42  # height of the Phi(x) label in the density plot (its y range is [0, 0.45])
+LABEL_Y = 0.46  # height of the Phi(x) label in the density plot: its two lines above the peak (0.399; the y range is [0, 0.5])
 
 
 def phi_label(x: float, phi_x: float) -> str:
-    """The Phi(x) label of the density plot; the page ships it per grid point, so a moved label reads the same."""
-    return f"Φ({x:.2f}) = {phi_x:.4f}"
+    """The Phi(x) label of the density plot; the page ships it per grid point, so a moved label reads the same.
+    Two short lines: on a phone the density plot is about 100 px wide."""
+    return f"Φ({x:.2f})<br>= {phi_x:.4f}"
+
+
+def label_side(x: float) -> str:
+    """Where the Phi(x) label stands beside x: towards the middle of the plot, never out of it."""
+    return "middle right" if x < 0 else "middle left"
 
 
 def gate_figure(grid, density, gelu, x: float, phi_x: float, gelu_x: float, labels: dict) -> go.Figure:
@@ -35,14 +41,14 @@ def gate_figure(grid, density, gelu, x: float, phi_x: float, gelu_x: float, labe
          "marker": {"size": 11, "color": NEUTRAL, "symbol": "circle-open"}, **right},
         {"type": "scatter", "x": [x], "y": [gelu_x], "name": labels["output"], "mode": "markers",
          "marker": {"size": 11, "color": COLORS["gelu"]}, "showlegend": False, **right},
-        {"type": "scatter", "x": [x], "y": [LABEL_Y], "text": [phi_label(x, phi_x)], "mode": "text", "textposition": "middle left",
+        {"type": "scatter", "x": [x], "y": [LABEL_Y], "text": [phi_label(x, phi_x)], "mode": "text", "textposition": label_side(x),
          "textfont": {"color": TEXT}, "showlegend": False, "hoverinfo": "skip"},
     ]
     lay = side_by_side([labels["density_title"], labels["output_title"]], gap=0.1)
     xr = [float(grid[0]), float(grid[-1])]
     lay["xaxis"].update(axis(labels["x"], range=xr))
     lay["xaxis2"].update(axis(labels["x"], range=xr))
-    lay["yaxis"].update(range=[0, 0.45])
+    lay["yaxis"].update(range=[0, 0.5])
     lay["yaxis2"].update(axis(labels["y"], range=span(grid, gelu)))
     return figure(
         traces, None, height=400, hovermode="closest", margin={"l": 55, "r": 15, "t": 40, "b": 90},

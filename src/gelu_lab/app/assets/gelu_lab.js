@@ -108,8 +108,9 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
       return window.gelu_lab.query(window.gelu_lab.pairs(window.location.search), trig === "lang-en" ? "en" : "zh");
     },
     // Definition: move x. table: {lo, step, n, xs, density, gelu} (numbers) and
-    // {reads, label} (preformatted); the shaded area, both markers and the
-    // Phi(x) label (a text trace) move in the drawn figure (gelu_lab.move); returns the readouts.
+    // {reads, label, side} (preformatted); the shaded area, both markers and the
+    // Phi(x) label (a text trace, on the side of x towards the middle) move in the drawn
+    // figure (gelu_lab.move); returns the readouts.
     definition_x: function (x, dx, table) {
       const G = window.gelu_lab, nu = window.dash_clientside.no_update;
       x = G.moved(x);
@@ -118,7 +119,7 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
       const i = G.index(x, table), xv = table.xs[i], S = table.trace;
       G.move(gd, [S.shade, S.mark_in, S.mark_out, S.label], [
         { x: table.xs.slice(0, i + 1), y: table.density.slice(0, i + 1) }, { x: [xv], y: [xv] }, { x: [xv], y: [table.gelu[i]] },
-        { x: [xv], y: [table.label_y], text: [table.label[i]] },
+        { x: [xv], y: [table.label_y], text: [table.label[i]], textposition: [table.side[i]] },
       ]);
       return table.reads[i];
     },

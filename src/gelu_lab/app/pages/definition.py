@@ -45,7 +45,7 @@ def _gate():
     return g, {
         "lo": X.lo, "step": X.step, "n": len(g["x"]),
         "ids": list(READOUTS), "reads": [[fmt(v, 2), fmt(p), fmt(o)] for v, p, o in zip(g["x"], g["Phi"], g["gelu"])],
-        "label": [figs.phi_label(v, p) for v, p in zip(g["x"], g["Phi"])],  # as the figure writes it
+        "label": [figs.phi_label(v, p) for v, p in zip(g["x"], g["Phi"])], "side": [figs.label_side(v) for v in g["x"]],  # as the figure writes them
         "xs": g["x"].tolist(), "density": g["phi"].tolist(), "gelu": g["gelu"].tolist(),
         "trace": {"shade": figs.SHADE, "mark_in": figs.MARK_IN, "mark_out": figs.MARK_OUT, "label": figs.LABEL}, "label_y": figs.LABEL_Y,
     }
