@@ -70,6 +70,10 @@
     const base = Math.pow(10, Math.floor(Math.log10(v)));
     return base * STEPS.find(function (s) { return s * base > v; });  // plotly.js: the next step above
   }
+  function fewer(d) {  // the next round step above d (4 too: -4, 0, 4 where -4, -2, ... crowd)
+    const base = Math.pow(10, Math.floor(Math.log10(d) + 1e-9));
+    return base * [1, 2, 4, 5, 10].find(function (s) { return s * base > d * (1 + 1e-9); });
+  }
   function count(lo, hi, d) { return Math.floor(hi / d + 1e-9) - Math.ceil(lo / d - 1e-9) + 1; }
   function ticks(gd, L, f, orig, out, geo) {
     Object.keys(L).filter(function (k) { return /^xaxis\d*$/.test(k); }).forEach(function (k) {
@@ -85,7 +89,7 @@
       const room = function (d) { return count(lo, hi, d) * (f.ticks[k] + GAP) <= len; };
       let d = roundUp((hi - lo) / (Math.min(Math.max(len / 80, 4), 9) + 1));
       if (!(d > 0) || room(d)) return;
-      while (!room(d) && count(lo, hi, d) > 2) d = roundUp(d * 1.01);
+      while (!room(d) && count(lo, hi, d) > 2) d = fewer(d);
       Object.assign(out, { [k + ".tickmode"]: "linear", [k + ".tick0"]: 0, [k + ".dtick"]: d });
     });
   }
@@ -132,13 +136,44 @@
 
     // Panels side by side narrower than PANEL: fewer columns, more rows, each as tall as before
     const w = L.width - f.base["margin.l"] - f.base["margin.r"], h = f.base.height - f.base["margin.t"] - f.base["margin.b"];
-    const ps = panels(gd, L, orig), cols = unique(ps.map(function (p) { return p.xd[0]; })).length;
-    const fitCols = Math.max(1, Math.floor(w / PANEL)), reflow = ps.length > 1 && cols > fitCols;
+    const ps = panels(gd, L, orig), starts = unique(ps.map(function (p) { return p.xd[0]; })).sort(function (a, b) { return a - b; });
+    const cols = starts.length, fitCols = Math.max(1, Math.floor(w / PANEL)), reflow = ps.length > 1 && cols > fitCols;
     const geo = { w: w, domain: function (k) { const p = ps.find(function (p) { return p.x === k; }); return p && p.nxd ? p.nxd : orig(k + ".domain") || [0, 1]; } };
+    // a grid's panels share their axis titles: the x title under the last row, the y title left
+    const shared = function (a) {
+      const t = ps.map(function (p) { return orig(p[a] + ".title.text") || ""; }).filter(function (t, i, all) { return t && all.indexOf(t) === i; });
+      return reflow && t.length === 1 ? t[0] : null;
+    };
+    const xShared = shared("x"), yShared = shared("y");
+    const C = reflow ? fitCols : cols;
     if (reflow) {
-      const gapX = 0.08, colW = (1 - gapX * (fitCols - 1)) / fitCols;
       ps.sort(function (a, b) { return b.yd[1] - a.yd[1] || a.xd[0] - b.xd[0]; });  // reading order
-      ps.forEach(function (p, i) { const c = i % fitCols; p.row = Math.floor(i / fitCols); p.col = c; p.nxd = [c * (colW + gapX), c * (colW + gapX) + colW]; });
+      ps.forEach(function (p, i) { p.row = Math.floor(i / fitCols); p.col = i % fitCols; });
+    } else {
+      ps.forEach(function (p) { p.col = starts.indexOf(unique([p.xd[0]])[0]); });
+    }
+    if (ps.length > 1 && C > 1) {
+      // columns as wide as they can be, with room between them for the tick labels and the
+      // title of a right-hand panel's y axis (on the narrow plot it stood over its neighbour)
+      const was = cols > 1 ? (starts[1] - ps.find(function (p) { return p.col === 0; }).xd[1]) * w : 0;
+      let gap = reflow ? Math.max(was, 0.08 * w) : was;
+      ps.forEach(function (p) {
+        if (p.col === 0) return;
+        const ax = L[p.y], title = reflow && yShared ? "" : orig(p.y + ".title.text");
+        let labels = 0;
+        if (ax.showticklabels) {
+          const key = "label " + p.y;
+          if (!f.ticks[key]) gd.querySelectorAll(".yaxislayer-above ." + ax._id + "tick text").forEach(function (t) { f.ticks[key] = Math.max(f.ticks[key] || 0, t.getComputedTextLength()); });
+          labels = (f.ticks[key] || 0) + 6;
+        }
+        gap = Math.max(gap, labels + (title ? ax.title.font.size * 1.3 + 8 : 0) + 8);
+      });
+      gap = Math.min(gap, 0.3 * w) / w;
+      const colW = (1 - gap * (C - 1)) / C, r6 = function (v) { return Math.round(v * 1e6) / 1e6; };
+      ps.forEach(function (p) { p.nxd = [r6(p.col * (colW + gap)), r6(p.col * (colW + gap) + colW)]; });
+      if (!reflow) {
+        ps.forEach(function (p) { if (!same(p.nxd, p.xd.map(r6))) out[p.x + ".domain"] = p.nxd; });
+      }
     }
 
     // titles broken into lines that fit: the figure's at the top, a panel's above its panel
@@ -180,20 +215,14 @@
       const rows = Math.ceil(ps.length / fitCols), ph = h * (ps[0].yd[1] - ps[0].yd[0]);
       const tops = unique(ps.map(function (p) { return p.yd[1]; })).sort(function (a, b) { return b - a; });
       const was = tops.length > 1 ? (ps.find(function (p) { return Math.abs(p.yd[1] - tops[0]) < 1e-6; }).yd[0] - tops[1]) * h : 0;
-      // a grid's panels share their axis titles: the x title under the last row, the y title left
-      const shared = function (a) {
-        const t = (ps.map(function (p) { return orig(p[a] + ".title.text") || ""; })).filter(function (t, i, all) { return t && all.indexOf(t) === i; });
-        return t.length === 1 ? t[0] : null;
-      };
-      const xShared = shared("x"), yTitle = shared("y");
       const hasXTitle = !xShared && ps.some(function (p) { return orig(p.x + ".title.text"); });  // a title of its own under each panel
       const gap = Math.max(was, 28 + (hasXTitle ? 26 + xLines : 0) + rowLines + 6);  // tick labels, axis title, the next panel's title
       const H = rows * ph + (rows - 1) * gap, r6 = function (v) { return Math.round(v * 1e6) / 1e6; };
       ps.forEach(function (p, i) {
         const top = 1 - p.row * (ph + gap) / H;
         if (xShared) out[p.x + ".title.text"] = i + fitCols >= ps.length ? xTitle(p.x, xShared) : "";
-        if (yTitle) out[p.y + ".title.text"] = p.col === 0 ? yTitle : "";
-        out[p.x + ".domain"] = p.nxd.map(r6);
+        if (yShared) out[p.y + ".title.text"] = p.col === 0 ? yShared : "";
+        out[p.x + ".domain"] = p.nxd;
         out[p.y + ".domain"] = [r6(top - ph / H), r6(top)];
         if (p.col === 0 && orig(p.y + ".showticklabels") === false) out[p.y + ".showticklabels"] = true;  // shared y: its labels were on the left panel only
         if (p.title >= 0) { out["annotations[" + p.title + "].x"] = r6((p.nxd[0] + p.nxd[1]) / 2); out["annotations[" + p.title + "].y"] = r6(top); }
