@@ -55,7 +55,7 @@ test: $(TSTAMP) chromium $(ASTAMP)
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
-# PNGs of every page in both languages (docs/screenshots); a CJK font so the zh pages render
+# PNGs of every page in both languages, 1280 and 390 px wide (docs/screenshots); a CJK font so the zh pages render
 screenshots: $(TSTAMP) chromium
 	@fc-list | grep -qi "wqy\|noto.*cjk" || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get install -y -qq fonts-wqy-microhei >/dev/null; \
