@@ -47,10 +47,13 @@ window.gelu_lab = (function () {
     // the callback's readouts. The axes are left as drawn: such figures have fixed
     // ranges. `later` ({attr: [value per trace]}, e.g. legend names) redraws the legend,
     // so it is restyled once the control rests. gd.data holds what is drawn (PNG, resize).
+    // The next move interrupts this one (mode immediate): plotly.js then rejects its promise
+    // with no reason, which is no error (a drag by touch makes many in a row).
     move: function (gd, traces, data, later) {
       setTimeout(function () {
         if (gd.isConnected) Plotly.animate(gd, { data: data, traces: traces },
-          { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } });
+          { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } })
+          .catch(function (e) { if (e) throw e; });
       }, 0);
       if (later) {
         clearTimeout(gd.__later);
