@@ -95,5 +95,6 @@ def test_the_offline_report(browser, axe_source, tmp_path, monkeypatch, lang):  
             page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")  # a11y.js re-measures on resize
             found = violations(page, axe_source)
             assert not found, f"report ({lang}) at {width} px:\n{said(found)}"
+            assert page.evaluate("document.documentElement.scrollWidth <= innerWidth"), f"report ({lang}) scrolls sideways at {width} px"
     finally:
         page.close()

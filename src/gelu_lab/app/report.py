@@ -336,9 +336,10 @@ table.kv th { text-align: left; vertical-align: top; padding-right: 12px; }
 .measurement .item { border-left: 3px solid var(--line); padding-left: 12px; margin: 12px 0; }
 .measurement .wide { overflow-x: auto; max-width: 100%; }
 .measurement table.kv { width: 100%; table-layout: fixed; }
-.measurement table.kv > tbody > tr > th { width: 11em; overflow-wrap: anywhere; }
+.measurement table.kv > tbody > tr > th { width: min(11em, 40%); overflow-wrap: anywhere; }  /* 40 %: a nested table on a phone */
 .measurement table.kv > tbody > tr > td { text-align: left; overflow-wrap: anywhere; }
-.measurement table.kv table td, .measurement table.kv table th { white-space: nowrap; }
+.measurement table.kv table.kv td, .measurement table.kv table.kv th { white-space: normal; overflow-wrap: anywhere; }
+.measurement table.kv table:not(.kv) td, .measurement table.kv table:not(.kv) th { white-space: nowrap; }
 """
 
 
