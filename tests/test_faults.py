@@ -45,10 +45,12 @@ def integrity(path) -> str:
         db.close()
 
 
-def kill_at_random(argv, ready, rng, max_delay=0.3, timeout=240):
+def kill_at_random(argv, ready, rng, max_delay=0.3, timeout=240, done=None):
     """Start `python -m gelu_lab argv`, wait for ready(), sleep a random moment, SIGKILL it.
 
-    Returns True if it was killed while still running (False: it had finished).
+    Returns True if it was killed while still running (False: it had finished, or
+    done() says its work was complete: a process that has written its result is still
+    alive while the interpreter shuts down).
     """
     proc = subprocess.Popen([PY, "-m", "gelu_lab", *argv], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + timeout
@@ -58,7 +60,33 @@ def kill_at_random(argv, ready, rng, max_delay=0.3, timeout=240):
     alive = proc.poll() is None
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    return alive
+    return alive and not (done and done())
+
+
+def _killed_twice(text_file, where, rng, max_delay):
+    """Train, kill at a random moment after the first checkpoint, resume, kill again after its
+    next evaluation: (store, checkpoint path, whether both kills landed before the run was done)."""
+    where.mkdir()
+    store = str(where / "s.sqlite")
+    first = _train_args(text_file, store, *ARGS)
+    resume = _train_args(text_file, store, "--resume", "1")
+
+    def done():
+        with Store(store) as s:
+            return s.runs("train")[0]["status"] == "done"
+
+    def step():  # the last step with a logged val_loss
+        with Store(store) as s:
+            return s.metrics(1, "val_loss")[-1]["step"]
+
+    ckpt = where / "checkpoints" / "train-1.pt"
+    if not kill_at_random(first, ckpt.exists, rng, max_delay, done=done):
+        return store, ckpt, False
+    assert integrity(store) == "ok"
+    killed_at = step()
+    landed = kill_at_random(resume, lambda: step() > killed_at, rng, max_delay, done=done)
+    assert integrity(store) == "ok"
+    return store, ckpt, landed
 
 
 def test_train_killed_twice_at_random_moments_resumes_to_the_unkilled_result(text_file, tmp_path, capsys):  # noqa: F811
@@ -66,19 +94,14 @@ def test_train_killed_twice_at_random_moments_resumes_to_the_unkilled_result(tex
     seed = rng.randrange(2**32)
     rng.seed(seed)
     print(f"kill moments seed {seed}")
-    store = str(tmp_path / "s.sqlite")
-    ckpt = tmp_path / "checkpoints" / "train-1.pt"
-    first = _train_args(text_file, store, *ARGS)
+    # a moment too late (the run done before the kill) is no test of a resume: try again in a
+    # fresh store with a shorter delay; a kill that lands but is not resumed right still fails
+    for attempt in range(4):
+        store, ckpt, killed_twice = _killed_twice(text_file, tmp_path / f"try{attempt}", rng, 0.3 / 2**attempt)
+        if killed_twice:
+            break
+    assert killed_twice, "every run finished before it could be killed twice"
     resume = _train_args(text_file, store, "--resume", "1")
-    assert kill_at_random(first, ckpt.exists, rng), "the run finished before it could be killed"
-    assert integrity(store) == "ok"
-    def step():  # the last step with a logged val_loss
-        with Store(store) as s:
-            return s.metrics(1, "val_loss")[-1]["step"]
-
-    killed_at = step()
-    assert kill_at_random(resume, lambda: step() > killed_at, rng), "the resumed run finished before it could be killed"
-    assert integrity(store) == "ok"
     with Store(store) as s:
         assert s.runs("train")[0]["status"] == "interrupted"  # its process is gone
     assert cli.main(resume) == 0  # in-process: same thread count, same numbers
