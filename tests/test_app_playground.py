@@ -202,10 +202,10 @@ def test_junk_urls_and_random_actions_never_break_the_page(tab, app_url):
 
     rng, tally, row = random.Random(23), Tally(), registry.by_route("/playground")
     with ServerLog() as log:
-        for _ in range(3):
+        for _ in range(2):
             goto(tab, app_url, "/playground" + junk_query(rng, mod.PARAMS), full=False)
             assert tab.locator("main h1").count() == 1
-            for _ in range(15):
+            for _ in range(8):
                 act(tab, app_url, rng, [(row, mod)], tally)
             _settle(tab)
     tab.evaluate(FRAMES, 5)

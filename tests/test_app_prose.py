@@ -66,7 +66,7 @@ def test_markup_the_pages_use():
     # brackets without a link definition are text (dcc.Markdown made empty links of them)
     assert "E[x·m]" in to_html(prose("then E[x·m] = x·Φ(x) and *so* 1[x > 0]")) and "<em>so</em>" in to_html(prose("*so*"))
     table = to_html(prose("| a | b |\n|:--|--:|\n| 1 | 2 |"))
-    assert table.startswith("<table><thead><tr><th") and '<td style="text-align:right">2</td>' in table
+    assert table.startswith('<div class="table-scroll"><table><thead><tr><th') and '<td style="text-align:right">2</td>' in table
     block = md("one\n\n$$\nx \\Phi(x)\n$$\n\ntwo", id="p")
     assert block.id == "p" and block.className == "prose"
     assert [type(c).__name__ for c in block.children] == ["P", "Div", "P"]
