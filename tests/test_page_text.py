@@ -202,3 +202,11 @@ def test_no_report_shows_a_placeholder(fresh_install, tmp_path, lang, capsys):
     assert doc.figures, "the report carries its figures as JSON"
     assert unfilled([("text", "".join(doc.text))]) == []
     assert unfilled(strings(doc.figures, "figures")) == []
+
+
+@pytest.mark.parametrize("lang", content.LANGS)
+@pytest.mark.parametrize("slug", [p.slug for p in registry.PAGES])
+def test_no_rendered_page_shows_raw_markdown_emphasis(fresh_install, slug, lang):
+    """A '**' left in the text is emphasis CommonMark did not take: a closing '**' after
+    Chinese punctuation and before a Chinese character does not close (put it before the 。)."""
+    assert [t[:120] for t in visible(_rendered(slug, lang)) if "**" in t] == []
