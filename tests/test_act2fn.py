@@ -22,8 +22,8 @@ import pytest
 
 from gelu_lab import activations
 
-transformers_activations = pytest.importorskip("transformers.activations")
-torch = pytest.importorskip("torch")
+import torch  # noqa: E402  (make test installs torch and transformers: the bert extra)
+import transformers.activations as transformers_activations  # noqa: E402
 
 GRID = np.concatenate([np.arange(-30.0, 30.0, 1.0 / 512), [-1e3, -100.0, 100.0, 1e3]])  # kinks 0, +-3, 6 on it
 FAST_K = 0.7978845608  # FastGELUActivation's constant, as transformers writes it

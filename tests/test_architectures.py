@@ -13,7 +13,7 @@ import pytest
 from gelu_lab import activations
 from gelu_lab.analysis import architectures
 
-transformers = pytest.importorskip("transformers")
+import transformers  # noqa: E402  (make test installs it: the bert extra)
 
 # what the brief names: architecture -> (config class, attribute)
 EXPECTED = {

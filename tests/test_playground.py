@@ -8,7 +8,6 @@ registry's over a dense grid.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import subprocess
@@ -146,13 +145,15 @@ def test_export_and_pytorch_code_reproduce_the_network(tmp_path):
     code = tmp_path / "gelu_lab_playground.py"
     code.write_text(out["code"], encoding="utf-8")
     compile(out["code"], str(code), "exec")  # valid Python whether or not torch is here
-    if importlib.util.find_spec("torch") is None:
-        pytest.skip("torch is not installed: the code was only compiled")
-    driver = (f"import runpy, json, torch; m = runpy.run_path({str(code)!r}); x = torch.tensor({ex['check']['inputs']!r}, dtype=torch.float64)\n"
-              "with torch.no_grad(): print(json.dumps([m['net_a'](m['features'](x)).flatten().tolist(), m['net_b'](m['features'](x)).flatten().tolist()]))")
-    r = subprocess.run([sys.executable, "-c", driver], capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    torch_logits = np.array(json.loads(r.stdout)).T
-    np.testing.assert_allclose(torch_logits, ex["check"]["logits"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(torch_logits(code, ex["check"]["inputs"]), ex["check"]["logits"], rtol=0, atol=1e-12)
     run = subprocess.run([sys.executable, str(code)], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0 and "network A" in run.stdout, run.stderr
+
+
+def torch_logits(code, inputs) -> np.ndarray:
+    """Both networks of an exported PyTorch file (torch, as make test installs it) on `inputs`: rows of (a, b)."""
+    driver = (f"import runpy, json, torch; m = runpy.run_path({str(code)!r}); x = torch.tensor({inputs!r}, dtype=torch.float64)\n"
+              "with torch.no_grad(): print(json.dumps([m[n](m['features'](x)).flatten().tolist() for n in ('net_a', 'net_b')]))")
+    r = subprocess.run([sys.executable, "-c", driver], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return np.array(json.loads(r.stdout)).T
