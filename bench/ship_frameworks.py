@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -31,14 +30,10 @@ from gelu_lab.analysis import accuracy
 from gelu_lab.analysis import framework_impls as fi
 from gelu_lab.results.shipped import DATA
 from gelu_lab.results.store import Store, portable
+from ship_measured import gelu_lab  # the one "run a gelu-lab command, say it" (bench/ is on the path of a bench script)
 
 PATH = DATA / "frameworks.json"
 OURS = ("gelu", "gelu_tanh")  # gelu_lab's own, 16-bit here (float32 is measured.json's)
-
-
-def gelu_lab(*argv: str) -> None:
-    print("$ gelu-lab", " ".join(argv), flush=True)
-    subprocess.run([sys.executable, "-m", "gelu_lab", *argv], check=True)
 
 
 def export(store: Store) -> dict:
