@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from app_browser import _new_tab, _shared, app_url, browser, context, open_page  # noqa: F401
 from gelu_lab.app import content, registry, report, shell
@@ -95,6 +96,9 @@ def test_the_offline_report(browser, axe_source, tmp_path, monkeypatch, lang):  
             page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")  # a11y.js re-measures on resize
             found = violations(page, axe_source)
             assert not found, f"report ({lang}) at {width} px:\n{said(found)}"
-            assert page.evaluate("document.documentElement.scrollWidth <= innerWidth"), f"report ({lang}) scrolls sideways at {width} px"
+            try:  # plotly.js resizes the figures to the new width a moment later (a debounced resize)
+                page.wait_for_function("document.documentElement.scrollWidth <= innerWidth", timeout=10_000)
+            except PlaywrightTimeout:
+                raise AssertionError(f"report ({lang}) scrolls sideways at {width} px") from None
     finally:
         page.close()
