@@ -37,13 +37,22 @@ def settled(name: str, x: np.ndarray, v: str) -> tuple[np.ndarray, int, float]:
     return y, idx.size, dt
 
 
+def count(text: str) -> int:
+    """An integer, or a power of two written 2^k (never eval'd)."""
+    base, _, exp = text.partition("^")
+    try:
+        return int(base) ** int(exp) if exp else int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer or 2^k: {text!r}") from None
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--funcs", default="gelu,gelu_grad")
     p.add_argument("--variants", default=",".join(v for v in kernels.available() if v != "numba"))
-    p.add_argument("--chunk", type=lambda s: int(eval(s.replace("^", "**"))), default=1 << 24)
-    p.add_argument("--start", type=lambda s: int(eval(s.replace("^", "**"))), default=0)
-    p.add_argument("--stop", type=lambda s: int(eval(s.replace("^", "**"))), default=1 << 32)
+    p.add_argument("--chunk", type=count, default=1 << 24)
+    p.add_argument("--start", type=count, default=0)
+    p.add_argument("--stop", type=count, default=1 << 32)
     a = p.parse_args(argv)
     variants = [v for v in a.variants.split(",") if v]
     saved = os.environ.get(kernels.KERNEL_ENV)

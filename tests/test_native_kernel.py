@@ -9,6 +9,12 @@ one thing the two paths share; the results must agree bit for bit.
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import pathlib
+import shutil
+import subprocess
+
 import numba
 import numpy as np
 import pytest
@@ -46,9 +52,11 @@ def hard_inputs() -> np.ndarray:
             nt[key] = float(val)
     parts = []
     for fn in ("GELU", "GRAD"):
-        w = nt[f"NT_{fn}_W"]
-        parts += [around((k + 0.5) * w, 2048) for k in range(-8, 9) if k + 0.5 != 0]
-        parts += [around(nt[f"NT_{fn}_{t}"], 4096) for t in ("LO", "SAT", "ZERO")]
+        # the sub-ranges' ends in |x|: |x| (ALPHA + BETA |x|) = j + 1/2, on both sides of 0
+        alpha, beta = nt[f"NT_{fn}_ALPHA"], nt[f"NT_{fn}_BETA"]
+        ends = [(np.sqrt(alpha**2 + 4 * beta * (j + 0.5)) - alpha) / (2 * beta) if beta else (j + 0.5) / alpha for j in range(16)]
+        parts += [around(s * e, 2048) for e in ends for s in (1, -1)]
+        parts += [around(nt[f"NT_{fn}_{t}"], 4096) for t in ("SAT", "ZERO")] + [around(-nt[f"NT_{fn}_SAT"], 4096)]
     parts.append(around(nt["NT_X0_HI"], 1 << 15))
     parts += [around(v, 4096) for v in (15.0, -15.0, 2.0**-30, -(2.0**-30), 1.0, -1.0)]
     rng = np.random.default_rng(21)
@@ -130,6 +138,99 @@ def test_threads_split_the_array_alike(name, monkeypatch):
         numba.set_num_threads(before)
     assert np.array_equal(y1.view(np.uint32), y2.view(np.uint32)) and np.array_equal(i1, i2)
     assert i1.size > 0
+
+
+class _NoOpenMP:
+    """The extension as built without OpenMP: its threads argument runs one thread."""
+
+    def __init__(self, native):
+        self._native = native
+
+    def __getattr__(self, name):
+        return getattr(self._native, name)
+
+    def openmp(self):
+        return False
+
+
+@pytest.mark.skipif(not NATIVE, reason="gelu_lab._native was not built")
+@pytest.mark.parametrize("name", NAMES)
+def test_python_threads_where_the_extension_has_no_openmp(name, monkeypatch):
+    """Without OpenMP the array is split over Python threads: the same values and undecided indices."""
+    x = np.random.default_rng(10).uniform(-15, 8, 40 * kernels.BLOCK * 8 + 5).astype(np.float32)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        want = kernels.raw_f32(name, x)
+        monkeypatch.setattr(kernels, "_native", _NoOpenMP(kernels._native))
+        assert not kernels._native_threads()
+        got = kernels.raw_f32(name, x)
+        y16 = gelu_lab.gelu(x.astype(np.float16))
+    finally:
+        numba.set_num_threads(before)
+    assert np.array_equal(got[0].view(np.uint32), want[0].view(np.uint32)) and np.array_equal(got[1], want[1])
+    assert np.array_equal(y16.view(np.uint16), correctly_rounded("gelu", x.astype(np.float16)).view(np.uint16))
+
+
+@pytest.mark.skipif(not NATIVE or not hasattr(os, "fork"), reason="needs gelu_lab._native and fork")
+def test_a_forked_child_computes_without_the_parents_openmp_threads():
+    """GNU OpenMP's threads do not survive a fork: after the parent ran parallel regions (gelu_lab's and
+    torch's), a child computes on Python threads, with the same results, and does not hang."""
+    import select
+
+    import torch
+
+    x = np.random.default_rng(11).normal(0, 3, 1 << 20).astype(np.float32)
+    before = numba.get_num_threads(), torch.get_num_threads()
+    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    torch.set_num_threads(2)
+    try:
+        want = gelu_lab.gelu(x)  # the extension's threads
+        torch.nn.functional.gelu(torch.from_numpy(x))  # torch's, on the same libgomp
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child writes b"1" only if it computed the same bits without OpenMP's threads
+            ok = False
+            try:
+                ok = not kernels._native_threads() and np.array_equal(gelu_lab.gelu(x).view(np.uint32), want.view(np.uint32))
+            finally:
+                os.write(w, b"1" if ok else b"0")
+                os._exit(0)
+        os.close(w)
+        ready, _, _ = select.select([r], [], [], 120)
+        answer = os.read(r, 1) if ready else b"hung"
+        if not ready:
+            os.kill(pid, 9)
+        os.close(r)
+        os.waitpid(pid, 0)
+    finally:
+        numba.set_num_threads(before[0])
+        torch.set_num_threads(before[1])
+    assert answer == b"1", answer
+
+
+@pytest.mark.skipif(not NATIVE or shutil.which("gcc") is None, reason="needs gelu_lab._native and gcc")
+def test_the_kernel_built_without_openmp(tmp_path):
+    """setup.py's fallback where -fopenmp fails: the same source without it builds, runs one thread, agrees."""
+    import sysconfig
+
+    src = pathlib.Path(kernels.__file__).with_name("native.c")
+    so = tmp_path / ("_native" + sysconfig.get_config_var("EXT_SUFFIX"))
+    cmd = ["gcc", "-O2", "-fno-fast-math", "-ffp-contract=off", "-fno-strict-aliasing", "-shared", "-fPIC",
+           f"-I{sysconfig.get_paths()['include']}", str(src), "-o", str(so), "-lm"]
+    subprocess.run(cmd, check=True, capture_output=True)
+    spec = importlib.util.spec_from_file_location("_native", so)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.openmp() is False and kernels._native.openmp() is True
+    x = np.random.default_rng(12).normal(0, 3, 300_000).astype(np.float32)
+    for fn in (0, 1):
+        ya, yb = np.empty_like(x), np.empty_like(x)
+        ua, ub = np.empty(x.size, np.int64), np.empty(x.size, np.int64)
+        ca = mod.f32(fn, kernels._VARIANTS[NATIVE[0]], x, ya, ua, 2)
+        cb = kernels._native.f32(fn, kernels._VARIANTS[NATIVE[0]], x, yb, ub, 2)
+        assert np.array_equal(ya.view(np.uint32), yb.view(np.uint32))
+        assert np.array_equal(np.sort(ua[:ca]), np.sort(ub[:cb]))
 
 
 @pytest.mark.skipif(not NATIVE, reason="gelu_lab._native was not built")

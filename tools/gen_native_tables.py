@@ -2,23 +2,35 @@
 
     .venv/bin/python tools/gen_native_tables.py      (~1 min; the header is committed)
 
-Main range: 16 sub-ranges of width W centred on k W, k = -7..8, chosen by
-k = round(x / W) read off the low bits of x/W + 1.5*2^52 (so the table index
-is the low four bits of that double: one vpermt2pd per coefficient in the
-AVX-512 kernel). On each sub-range, with t = x - k W (exact),
+Main range |x| < SAT. Both functions are fitted on the negative half only and
+the positive half comes from a symmetry, so 16 sub-ranges cover half the width
+(and so allow a lower degree) that they would cover on the whole range:
 
-    gelu:       Phi(x)              ~ P_k(t),   GELU  = x P_k(t)
-    gelu_grad:  GELU'(x)/(x - x0)   ~ P_k(t),   GELU' = ((x - x0_hi) - x0_lo) P_k(t)
+    gelu:       GELU(x)  = x + GELU(-x)         (x Phi(x) - x = -x Phi(-x))
+    gelu_grad:  GELU'(x) = 1 - GELU'(-x)        (Phi + x phi: Phi(-x) = 1 - Phi(x), x phi even*odd)
 
-(x0 = -0.75179..., GELU's root: dividing it out leaves a smooth function, so
-the relative error holds through the root). P_k has degree DEG, fitted by
-least squares weighted to relative error on Chebyshev points with mpmath
-values. EPS[k] bounds P_k's relative error: twice the largest error measured
-against mpmath on 3000 float32 points of the sub-range (plus its ends), plus
-1e-14 for the float64 roundings of the evaluation. The kernel's rounding test
-uses EPS[k] (the AVX-512 one as EBITS[k] = ceil(EPS[k] 2^53) + 1 units in
-the last place of the float64 value); an input whose interval does not decide
-is settled by the general path (the FAST/TIGHT tiers of gelu_lab.kernels, ported to C).
+With a = |x| and na = -a, sub-range k = round(a (ALPHA + BETA a)) in 0..15
+(BETA > 0 narrows the sub-ranges where a is large: Phi(-a) changes fastest
+there), read off the low bits of na (BETA na - ALPHA) + 1.5*2^52, so the
+table index is the low four bits of that double (one vpermt2pd per coefficient
+in the AVX-512 kernel). On each, with t = na + k W0 (exact: W0 has few bits),
+
+    gelu:       Phi(na)                ~ P_k(t),   GELU  = xpos + na P_k(t)
+    gelu_grad:  GELU'(na)/(na - x0)    ~ P_k(t),   GELU' = x <= 0 ? d P_k(t) : 1 - d P_k(t),
+                                                   d = (na - x0_hi) - x0_lo
+
+(xpos = max(x, 0); x0 = -0.75179..., GELU's root: dividing it out leaves a
+smooth function, so the relative error holds through the root). On the
+positive half the symmetry's sum is at least as large as the fitted term, so
+the fit's relative error bounds the result's. P_k has degree DEG, a minimax fit
+to relative error (Lawson's iteratively reweighted least squares on Chebyshev
+points, mpmath values). EPS[k] bounds P_k's relative error: twice the largest
+error measured against mpmath on 3000 float32 points of the sub-range (plus
+its ends), plus 1e-14 for the float64 roundings of the evaluation. The
+kernel's rounding test uses EPS[k] (the AVX-512 one as EBITS[k] =
+ceil(EPS[k] 2^53) + 1 units in the last place of the float64 value); an input
+whose interval does not decide is settled by the general path (the FAST/TIGHT
+tiers of gelu_lab.kernels, ported to C).
 
 Saturation thresholds (proved with mpmath, Q(a) = Phi(-a)):
     gelu       x >= SAT:  x Q(x) < ulp(x)/2       -> GELU = x
@@ -29,6 +41,7 @@ Saturation thresholds (proved with mpmath, Q(a) = Phi(-a)):
 
 from __future__ import annotations
 
+import os
 import pathlib
 import sys
 
@@ -41,39 +54,65 @@ sys.path.insert(0, str(ROOT / "src"))
 from gelu_lab import kernels, numerics as nm  # noqa: E402
 
 mpmath.mp.dps = 40
-DEG = 9
+DEG = int(os.environ.get("GEN_DEG", 8))
 N_SUB = 16
-K_LO = -7
-WIDTH = {"gelu": 0.6875, "grad": 0.75}
+BETA = {"gelu": float(os.environ.get("GEN_BETA_GELU", 0.0)), "grad": float(os.environ.get("GEN_BETA_GRAD", 0.0))}
 X0 = mpmath.findroot(lambda t: mpmath.ncdf(t) + t * mpmath.npdf(t), mpmath.mpf("-0.7517915"))
 X0_HI, X0_LO = nm.grad_root_series()[:2]
 
 
-def gelu_phi(x):
-    return mpmath.ncdf(x)
+def gelu_phi(na):
+    return mpmath.ncdf(na)
 
 
-def grad_ratio(x):
-    if abs(x - X0) < mpmath.mpf("1e-25"):
-        x = X0 + mpmath.mpf("1e-25")
-    return (mpmath.ncdf(x) + x * mpmath.npdf(x)) / (x - X0)
+def grad_ratio(na):
+    if abs(na - X0) < mpmath.mpf("1e-25"):
+        na = X0 + mpmath.mpf("1e-25")
+    return (mpmath.ncdf(na) + na * mpmath.npdf(na)) / (na - X0)
 
 
 FUNCS = {"gelu": gelu_phi, "grad": grad_ratio}
 
 
-def fit(f, w, k, npts=120):
-    """Coefficients in t (low first) of P_k, and its measured max relative error."""
-    h = w / 2 * 1.001  # k from a rounded x/W may miss by a hair: fit a little wider
+def index_map(sat: float, beta: float):
+    """(ALPHA, W0, sub-range ends b[0..16] in a = |x|): k(a) = a (ALPHA + BETA a) reaches 15.5 just above SAT.
+
+    W0 (a multiple of 2^-10, so t = na + k W0 is exact) spaces the expansion
+    points -k W0; with BETA = 0 they are the sub-ranges' centres."""
+    top = 15.5 - 1e-3
+    if beta == 0:
+        w0 = np.ceil(sat / top * 1024) / 1024
+        alpha = 1 / w0
+    else:
+        alpha = (top - beta * sat * sat) / sat
+    assert sat * (alpha + beta * sat) < 15.5
+    ends = [0.0] + [float((-alpha + np.sqrt(alpha * alpha + 4 * beta * (j + 0.5))) / (2 * beta)) if beta else (j + 0.5) / alpha
+                    for j in range(N_SUB)]
+    if beta != 0:  # the expansion points nearest the sub-ranges' centres, in the least-squares sense
+        mid = np.array([(ends[k] + ends[k + 1]) / 2 for k in range(N_SUB)])
+        k = np.arange(N_SUB)
+        w0 = np.round(np.sum(k * mid) / np.sum(k * k) * 1024) / 1024
+    return alpha, w0, ends
+
+
+def fit(f, lo, hi, e, npts=160, rounds=25):
+    """Coefficients in t = na - e (low first) of P on na in [lo, hi], and its measured max relative error."""
+    pad = (hi - lo) * 2e-3  # a rounded k may miss its sub-range by a hair: fit a little wider
+    lo, hi = lo - pad, hi + pad
     u = np.cos(np.pi * (np.arange(npts) + 0.5) / npts)
-    y = np.array([float(f(mpmath.mpf(k * w) + mpmath.mpf(float(q)))) for q in u * h])
-    a = np.vander(u, DEG + 1, increasing=True) / y[:, None]
-    c, *_ = np.linalg.lstsq(a, np.ones(npts), rcond=None)
-    coef = c / h ** np.arange(DEG + 1)
-    rng = np.random.default_rng(1000 + k)
-    xs = np.concatenate([rng.uniform(k * w - h, k * w + h, 3000), [k * w - h, k * w + h, k * w]])
-    xs = xs.astype(np.float32).astype(np.float64)
-    t = xs - k * w
+    na = (lo + hi) / 2 + u * (hi - lo) / 2
+    y = np.array([float(f(mpmath.mpf(float(v)))) for v in na])
+    scale = max(abs(lo - e), abs(hi - e))
+    a = np.vander((na - e) / scale, DEG + 1, increasing=True) / y[:, None]
+    wt = np.ones(npts)
+    for _ in range(rounds):  # Lawson: weights follow the error, towards equal ripple
+        c, *_ = np.linalg.lstsq(a * np.sqrt(wt)[:, None], np.sqrt(wt), rcond=None)
+        r = np.abs(a @ c - 1)
+        wt = wt * r / np.sum(wt * r)
+    coef = c / scale ** np.arange(DEG + 1)
+    rng = np.random.default_rng(int(1000 * (lo + 20)))
+    xs = np.concatenate([rng.uniform(lo, hi, 3000), [lo, hi, (lo + hi) / 2]]).astype(np.float32).astype(np.float64)
+    t = xs - e
     p = np.zeros_like(t)
     for cj in coef[::-1]:
         p = p * t + cj
@@ -129,22 +168,18 @@ def main():
     out = ["/* Generated by tools/gen_native_tables.py: do not edit. */\n",
            "#define NT_DEG %d\n#define NT_N_SUB %d\n" % (DEG, N_SUB)]
     for name, f in FUNCS.items():
-        w = WIDTH[name]
         sat, zero = th[name]
-        # main range: k = -7..8, strictly inside the outer sub-ranges' ends (a tie of x/W
-        # at -7.5 would round to k = -8, the index of k = 8)
-        lo_main, hi_main = (K_LO - 0.5) * w + 1e-3, (K_LO + N_SUB - 0.5) * w - 1e-3
-        assert sat < hi_main, (name, sat, hi_main)
-        coefs = np.zeros((DEG + 1, N_SUB))  # [j][k mod 16]
+        alpha, w0, ends = index_map(sat, BETA[name])
+        coefs = np.zeros((DEG + 1, N_SUB))  # [j][k]
         eps = np.zeros(N_SUB)
-        for k in range(K_LO, K_LO + N_SUB):
-            c, err = fit(f, w, k)
-            coefs[:, k % N_SUB] = c
-            eps[k % N_SUB] = 2 * err + 1e-14
-            print(f"{name} k={k:+d} [{(k - .5) * w:+.4f}, {(k + .5) * w:+.4f}) max rel err {err:.2e}", file=sys.stderr)
+        for k in range(N_SUB):
+            c, err = fit(f, -ends[k + 1], -ends[k], -k * w0)
+            coefs[:, k] = c
+            eps[k] = 2 * err + 1e-14
+            print(f"{name} k={k:2d} |x| in [{ends[k]:.4f}, {ends[k + 1]:.4f}) max rel err {err:.2e}", file=sys.stderr)
         up = name.upper()
-        out.append(f"#define NT_{up}_W {w!r}\n#define NT_{up}_INVW {1 / w!r}\n")
-        out.append(f"#define NT_{up}_LO {float(np.float32(lo_main))!r}\n#define NT_{up}_SAT {sat!r}\n#define NT_{up}_ZERO {zero!r}\n")
+        out.append(f"#define NT_{up}_ALPHA {float(alpha)!r}\n#define NT_{up}_BETA {float(BETA[name])!r}\n#define NT_{up}_W0 {float(w0)!r}\n")
+        out.append(f"#define NT_{up}_SAT {sat!r}\n#define NT_{up}_ZERO {zero!r}\n")
         out.append(f"static const double NT_{up}_C[{DEG + 1}][{N_SUB}] = {{\n")
         for j in range(DEG + 1):
             out.append("  {" + ", ".join(repr(float(v)) for v in coefs[j]) + "},\n")

@@ -26,6 +26,7 @@ import functools
 
 import numpy as np
 
+from . import forks  # noqa: F401  (its at-fork hook must be in place before a program forks)
 from . import numerics as nm
 from .floats import FORMATS, format_of, round_known, round_to_format
 

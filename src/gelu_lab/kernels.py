@@ -45,11 +45,14 @@ The whole float32 range is verified exhaustively by `bench/exhaustive_float32.sh
 The native kernel. Where pip built the C extension ``gelu_lab._native``
 (src/gelu_lab/native.c, constants from tools/gen_native_tables.py), :func:`raw_f32`
 and :func:`lookup16` run it instead, under the same contract: values plus the
-indices it cannot decide. Its main pass evaluates GELU = x P_k(t) and
-GELU' = (x - x0) P_k(t) with degree-9 polynomials on 16 sub-ranges of
-[-5.2, 5.9) (AVX-512: coefficients from registers by permutes), rounds once
-with a Ziv test of the sub-range's bound, and hands everything else (the
-tail, nan, undecided roundings) to the tiers above, ported to C. Variants:
+indices it cannot decide. Its main pass fits both functions on the negative
+half only, with degree-8 polynomials on 16 sub-ranges of |x| < SAT (AVX-512:
+coefficients from registers by permutes), and gets the positive half from
+GELU(x) = x + GELU(-x) and GELU'(x) = 1 - GELU'(-x); it rounds once with a
+Ziv test of the sub-range's bound and hands everything else (the tail, nan,
+undecided roundings) to the tiers above, ported to C. Built with OpenMP, it
+runs its own threads (numba.get_num_threads() of them), on the runtime torch
+uses. Variants:
 "avx512", "avx2" (AVX2+FMA: the tiers above over every input), "scalar"
 (portable C, fma()), chosen by :func:`variant`: AVX-512 where the CPU has it,
 else numba (faster than the AVX2 and scalar variants; ``GELU_LAB_KERNEL``
@@ -68,6 +71,8 @@ import os
 import numba
 import numpy as np
 from numba.core import types
+
+from . import forks
 from llvmlite import ir
 from numba.extending import intrinsic
 from scipy import special
@@ -336,7 +341,10 @@ def lookup16(table: np.ndarray, x: np.ndarray, out: np.ndarray | None = None) ->
         _gather16(table.view(np.uint16), bits, flat)
         return res
     t16 = table.view(np.uint16)
-    _parallel(lambda lo, hi: _native.lookup16(t16, bits[lo:hi], flat[lo:hi], _VARIANTS[v]), bits.size)
+    if _native_threads():
+        _native.lookup16(t16, bits, flat, _VARIANTS[v], numba.get_num_threads())
+    else:
+        _parallel(lambda lo, hi: _native.lookup16(t16, bits[lo:hi], flat[lo:hi], _VARIANTS[v]), bits.size)
     return res
 
 
@@ -445,13 +453,28 @@ def _parallel(task, n: int, min_part: int = 1 << 15):
 def _native_f32(name: str, v: int, x: np.ndarray, out: np.ndarray) -> np.ndarray:
     """Undecided indices (sorted) after the native kernel wrote x's values into out."""
     fn = 0 if name == "gelu" else 1
-
-    def part(lo, hi):
-        und = np.empty(min(hi - lo, 256 + (hi - lo) // 128), dtype=np.int64)  # typical inputs: ~1e-4 undecided
-        c = _native.f32(fn, v, x[lo:hi], out[lo:hi], und, lo)
+    if _native_threads():  # one call, the extension's own (OpenMP) threads
+        und = np.empty(min(x.size, 256 + x.size // 128), dtype=np.int64)  # typical inputs: ~1e-4 undecided
+        c = _native.f32(fn, v, x, out, und, numba.get_num_threads())
         if c > und.size:  # crowded with undecided inputs (structured data): again, with room for all
             und = np.empty(c, dtype=np.int64)
-            _native.f32(fn, v, x[lo:hi], out[lo:hi], und, lo)
-        return und[:c]
+            _native.f32(fn, v, x, out, und, numba.get_num_threads())
+        return np.sort(und[:c])
+
+    def part(lo, hi):
+        und = np.empty(min(hi - lo, 256 + (hi - lo) // 128), dtype=np.int64)
+        c = _native.f32(fn, v, x[lo:hi], out[lo:hi], und)
+        if c > und.size:
+            und = np.empty(c, dtype=np.int64)
+            _native.f32(fn, v, x[lo:hi], out[lo:hi], und)
+        return np.sort(und[:c]) + lo
 
     return np.concatenate(_parallel(part, x.size))
+
+
+def _native_threads() -> bool:
+    """Whether the extension runs its own threads here: built with OpenMP, and not in a
+    process made by fork (gelu_lab.forks: GNU OpenMP's threads do not survive a fork,
+    and a child that enters a parallel region after its parent ran one, gelu_lab's
+    or torch's, hangs; a forked child splits arrays over Python threads instead)."""
+    return bool(_native.openmp()) and not forks.forked()

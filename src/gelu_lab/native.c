@@ -1,25 +1,28 @@
 /* gelu_lab._native: correctly rounded float32 GELU and GELU' (and the 16-bit
  * table lookups) in C, one variant per instruction set, chosen at run time.
  *
- *   f32(fn, variant, x, y, undecided, base) -> count    fn 0 = gelu, 1 = gelu_grad
- *   lookup16(table, bits, out, variant)                 out[i] = table[bits[i]] (every variant: plain loads)
- *   variants() -> names this CPU runs                   ("avx512", "avx2", "scalar", "scalar-libm")
+ *   f32(fn, variant, x, y, undecided[, threads]) -> count  fn 0 = gelu, 1 = gelu_grad
+ *   lookup16(table, bits, out, variant[, threads])       out[i] = table[bits[i]] (every variant: plain loads)
+ *   variants() -> names this CPU runs                    ("avx512", "avx2", "scalar", "scalar-libm")
+ *   openmp() -> whether `threads` runs OpenMP threads    (built without OpenMP: one thread)
  *
  * x, y: float32 buffers of one length; y receives the values. count: how many
  * inputs this module could not decide (gelu_lab.core settles them with
- * gelu_lab.reference); undecided, an int64 buffer, receives base + their
- * positions, as many as it holds (a count beyond its size: call again with more room). The GIL is released; the caller runs one
- * call per thread on disjoint parts of the arrays.
+ * gelu_lab.reference); undecided, an int64 buffer, receives their positions,
+ * in no order, as many as it holds (a count beyond its size: call again with
+ * more room). The GIL is released.
  *
  * Method (constants in native_tables.h, made by tools/gen_native_tables.py),
  * per block of BLOCK inputs:
  *   1. the main pass. avx512 and scalar: x >= SAT -> the limit (x or 1);
- *      x < ZERO -> -0; LO <= x < SAT -> a degree-9 polynomial on one of 16
- *      sub-ranges of width W picked by the low bits of x/W + 1.5*2^52
- *      (AVX-512: coefficients from registers by vpermt2pd), GELU = x P(t),
- *      GELU' = (x - x0) P(t), rounded once to float32 and kept where a Ziv
- *      test with the sub-range's bound EPS[k] decides; every other input (the
- *      tail, nan, |x| < 2^-100, an undecided rounding) is listed.
+ *      x < ZERO -> -0; |x| < SAT -> a degree-8 polynomial in t on one of 16
+ *      sub-ranges of |x| picked by the low bits of |x| ALPHA + 1.5*2^52
+ *      (AVX-512: coefficients from registers by vpermt2pd), fitted on the
+ *      negative half only: with na = -|x|, GELU = max(x, 0) + na P(t) and
+ *      GELU' = d P(t) (x <= 0) or 1 - d P(t) (x > 0), d = na - x0; the value
+ *      is rounded once to float32 and kept where a Ziv test with the
+ *      sub-range's bound EPS[k] decides; every other input (the tail, nan,
+ *      for GELU |x| < 2^-100, an undecided rounding) is listed.
  *      avx2: gelu_lab.kernels' FAST tier (GELU) or TIGHT tier (GELU') over
  *      every input, 4 lanes; the undecided (and GELU' near its root) listed.
  *   2. the listed inputs, gathered while the block is in cache: the FAST tier
@@ -147,12 +150,30 @@ AI size_t settle_body(int fn, const float *x, float *y, const uint32_t *list, si
 
 /* ---- the main pass, one input: 1 if it must be listed ---- */
 
+/* P(t) of degree 8 by Estrin's scheme, its last coefficient folded in with t^2
+ * (8 fma and 2 multiplications; a shorter dependency chain than Horner's 8 fma,
+ * which the vector kernel, limited by latency more than by throughput, needs) */
+_Static_assert(NT_DEG == 8, "estrin() is written out for degree 8");
+#define ESTRIN8(FMA, MUL, c, t)                                                                         \
+    do {                                                                                               \
+        __typeof__(t) t2_ = MUL(t, t), t4_ = MUL(t2_, t2_);                                            \
+        __typeof__(t) q0_ = FMA(c[1], t, c[0]), q1_ = FMA(c[3], t, c[2]), q2_ = FMA(c[5], t, c[4]);    \
+        __typeof__(t) q3_ = FMA(c[8], t2_, FMA(c[7], t, c[6]));                                       \
+        c[0] = FMA(FMA(q3_, t2_, q2_), t4_, FMA(q1_, t2_, q0_));                                       \
+    } while (0)
+#define MUL_D(a, b) ((a) * (b))
+AI double estrin(double *c, double t) {
+    ESTRIN8(fma, MUL_D, c, t);
+    return c[0];
+}
+
 AI int main_one(int fn, float xf, float *out) {
-    double x = xf;
     const double(*C)[NT_N_SUB] = fn == FN_GELU ? NT_GELU_C : NT_GRAD_C;
     const double *EPS = fn == FN_GELU ? NT_GELU_EPS : NT_GRAD_EPS;
-    double w = fn == FN_GELU ? NT_GELU_W : NT_GRAD_W, invw = fn == FN_GELU ? NT_GELU_INVW : NT_GRAD_INVW;
-    if (xf >= (float)(fn == FN_GELU ? NT_GELU_SAT : NT_GRAD_SAT)) {
+    double alpha = fn == FN_GELU ? NT_GELU_ALPHA : NT_GRAD_ALPHA, beta = fn == FN_GELU ? NT_GELU_BETA : NT_GRAD_BETA;
+    double w0 = fn == FN_GELU ? NT_GELU_W0 : NT_GRAD_W0;
+    float sat = (float)(fn == FN_GELU ? NT_GELU_SAT : NT_GRAD_SAT);
+    if (xf >= sat) {
         *out = fn == FN_GELU ? xf : 1.0f;
         return 0;
     }
@@ -160,18 +181,23 @@ AI int main_one(int fn, float xf, float *out) {
         *out = -0.0f;
         return 0;
     }
-    if (!(xf >= (float)(fn == FN_GELU ? NT_GELU_LO : NT_GRAD_LO))) return 1;
-    double s = fma(x, invw, MAGIC);
-    double k = s - MAGIC;
-    double t = fma(-k, w, x);
+    if (!(fabsf(xf) < sat) || (fn == FN_GELU && fabsf(xf) < 0x1p-100f)) return 1; /* the tail, nan; GELU near 0 */
+    double x = xf, na = -fabs(x);
+    double s = fma(na, fma(na, beta, -alpha), MAGIC); /* MAGIC + round(a (ALPHA + BETA a)) */
+    double t = fma(s - MAGIC, w0, na);
     int i = (int)(bits_of(s) & (NT_N_SUB - 1));
-    double p = C[NT_DEG][i];
-#pragma GCC unroll 16
-    for (int j = NT_DEG - 1; j >= 0; j--) p = fma(p, t, C[j][i]);
-    double g = (fn == FN_GELU ? x : (x - NT_X0_HI) - NT_X0_LO) * p;
-    float lo32 = (float)fma(-g, EPS[i], g), hi32 = (float)fma(g, EPS[i], g);
+    double c[NT_DEG + 1];
+    for (int j = 0; j <= NT_DEG; j++) c[j] = C[j][i];
+    double p = estrin(c, t), g;
+    if (fn == FN_GELU)
+        g = fma(na, p, x > 0 ? x : 0.0); /* GELU(x) = xpos + GELU(-|x|) */
+    else {
+        g = ((na - NT_X0_HI) - NT_X0_LO) * p; /* GELU'(-|x|) */
+        if (x > 0) g = 1.0 - g;
+    }
+    float lo32 = (float)fma(-fabs(g), EPS[i], g), hi32 = (float)fma(fabs(g), EPS[i], g);
     if (lo32 != hi32) return 1;
-    *out = hi32; /* g + g eps: keeps the sign of a zero g (GELU(-0) = -0) */
+    *out = hi32;
     return 0;
 }
 
@@ -192,11 +218,11 @@ typedef size_t (*settle_fn)(const float *, float *, const uint32_t *, size_t, in
     ATTR static size_t main_grad_##SUFFIX(const float *x, float *y, size_t n, uint32_t *l) {                   \
         return MAIN_BODY(FN_GRAD, x, y, n, l);                                                                   \
     }                                                                                                            \
-    ATTR static size_t settle_gelu_##SUFFIX(const float *x, float *y, const uint32_t *l, size_t c, int64_t *u, \
+    ATTR __attribute__((unused)) static size_t settle_gelu_##SUFFIX(const float *x, float *y, const uint32_t *l, size_t c, int64_t *u, \
                                             int64_t b) {                                                         \
         return settle_body(FN_GELU, x, y, l, c, u, b);                                                           \
     }                                                                                                            \
-    ATTR static size_t settle_grad_##SUFFIX(const float *x, float *y, const uint32_t *l, size_t c, int64_t *u, \
+    ATTR __attribute__((unused)) static size_t settle_grad_##SUFFIX(const float *x, float *y, const uint32_t *l, size_t c, int64_t *u, \
                                             int64_t b) {                                                         \
         return settle_body(FN_GRAD, x, y, l, c, u, b);                                                           \
     }
@@ -342,7 +368,41 @@ T_AVX2 static size_t settle_grad_avx2v(const float *x, float *y, const uint32_t 
 /* ---- AVX-512: 8 lanes, coefficients from registers by vpermt2pd ---- */
 #define T_AVX512 __attribute__((target("avx512f,avx512vl,avx2,fma")))
 
-_Static_assert(NT_DEG == 9, "the Estrin scheme below is written out for degree 9");
+T_AVX512 AI __m512d estrin_512(__m512d *c, __m512d t) {
+    ESTRIN8(_mm512_fmadd_pd, _mm512_mul_pd, c, t);
+    return c[0];
+}
+
+/* 8 lanes of the main range (main_one's steps): na = -|x| as doubles, pos: x > 0;
+ * *dec: lanes whose float32 rounding the error bound decides */
+T_AVX512 AI __m256 main_8(int fn, __m512d na, __mmask8 pos, const __m512d *ca, const __m512d *cb, __m512i ea,
+                          __m512i eb, __mmask8 *dec) {
+    const double alpha = fn == FN_GELU ? NT_GELU_ALPHA : NT_GRAD_ALPHA, beta = fn == FN_GELU ? NT_GELU_BETA : NT_GRAD_BETA;
+    const __m512d magic = _mm512_set1_pd(MAGIC), w0 = _mm512_set1_pd(fn == FN_GELU ? NT_GELU_W0 : NT_GRAD_W0);
+    __m512d v = beta == 0 ? _mm512_set1_pd(-alpha) : _mm512_fmadd_pd(na, _mm512_set1_pd(beta), _mm512_set1_pd(-alpha));
+    __m512d s = _mm512_fmadd_pd(na, v, magic);
+    __m512d t = _mm512_fmadd_pd(_mm512_sub_pd(s, magic), w0, na);
+    __m512i idx = _mm512_castpd_si512(s);
+    __m512d cf[NT_DEG + 1];
+#pragma GCC unroll 16
+    for (int j = 0; j <= NT_DEG; j++) cf[j] = _mm512_permutex2var_pd(ca[j], idx, cb[j]);
+    __m512d p = estrin_512(cf, t), g;
+    if (fn == FN_GELU) {
+        g = _mm512_fmadd_pd(na, p, _mm512_maskz_sub_pd(pos, _mm512_setzero_pd(), na)); /* xpos + GELU(-|x|) */
+    } else {
+        __m512d d = _mm512_sub_pd(_mm512_sub_pd(na, _mm512_set1_pd(NT_X0_HI)), _mm512_set1_pd(NT_X0_LO));
+        g = _mm512_mul_pd(d, p);
+        g = _mm512_mask_sub_pd(g, pos, _mm512_set1_pd(1.0), g); /* 1 - GELU'(-|x|) */
+    }
+    /* Ziv's test on g's bits: |g - truth| <= EBITS ulps of g; the float32 rounding
+     * is decided unless the 29 bits it drops lie within EBITS of the midpoint */
+    __m512i ebits = _mm512_permutex2var_epi64(ea, idx, eb);
+    __m512i off = _mm512_abs_epi64(_mm512_sub_epi64(_mm512_and_si512(_mm512_castpd_si512(g), _mm512_set1_epi64((1LL << 29) - 1)),
+                                                    _mm512_set1_epi64(1LL << 28)));
+    *dec = _mm512_cmpgt_epi64_mask(off, ebits);
+    return _mm512_cvtpd_ps(g);
+}
+
 T_AVX512 AI size_t main_avx512_body(int fn, const float *x, float *y, size_t n, uint32_t *list) {
     const double(*C)[NT_N_SUB] = fn == FN_GELU ? NT_GELU_C : NT_GRAD_C;
     __m512d ca[NT_DEG + 1], cb[NT_DEG + 1];
@@ -353,59 +413,46 @@ T_AVX512 AI size_t main_avx512_body(int fn, const float *x, float *y, size_t n, 
     }
     const int64_t *EB = fn == FN_GELU ? NT_GELU_EBITS : NT_GRAD_EBITS;
     const __m512i ea = _mm512_loadu_si512(EB), eb = _mm512_loadu_si512(EB + 8);
-    const __m512i low29 = _mm512_set1_epi64((1LL << 29) - 1), half29 = _mm512_set1_epi64(1LL << 28);
-    const __m256i absf = _mm256_set1_epi32(0x7fffffff), tinyf = _mm256_set1_epi32(0x0d800000); /* 2^-100 */
-    const __m512d w = _mm512_set1_pd(fn == FN_GELU ? NT_GELU_W : NT_GRAD_W);
-    const __m512d invw = _mm512_set1_pd(fn == FN_GELU ? NT_GELU_INVW : NT_GRAD_INVW);
-    const __m512d magic = _mm512_set1_pd(MAGIC), x0hi = _mm512_set1_pd(NT_X0_HI), x0lo = _mm512_set1_pd(NT_X0_LO);
-    const __m256 lo = _mm256_set1_ps((float)(fn == FN_GELU ? NT_GELU_LO : NT_GRAD_LO));
-    const __m256 sat = _mm256_set1_ps((float)(fn == FN_GELU ? NT_GELU_SAT : NT_GRAD_SAT));
-    const __m256 zero = _mm256_set1_ps((float)(fn == FN_GELU ? NT_GELU_ZERO : NT_GRAD_ZERO));
-    const __m256 negz = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f);
-    /* one byte of flags per 8 inputs, the list built after the loop (a compress and
-     * a running count per vector cost more here) */
-    uint8_t mk[BLOCK / 8 + 8];
+    const float satf = (float)(fn == FN_GELU ? NT_GELU_SAT : NT_GRAD_SAT);
+    const __m512 sat = _mm512_set1_ps(satf), zero = _mm512_set1_ps((float)(fn == FN_GELU ? NT_GELU_ZERO : NT_GRAD_ZERO));
+    const __m512i absf = _mm512_set1_epi32(0x7fffffff), tinyf = _mm512_set1_epi32(0x0d800000); /* 2^-100 */
+    int32_t satb;
+    memcpy(&satb, &satf, 4);
+    const __m512i satbits = _mm512_set1_epi32(satb);
+    const __m512 negz = _mm512_set1_ps(-0.0f), one = _mm512_set1_ps(1.0f);
+    /* 16 inputs a step: the float32 work (compares, blends, store) once, the
+     * double work in two halves of 8; a word of flags per step, the list built
+     * after the loop (a compress and a running count per vector cost more here) */
+    uint16_t mk[BLOCK / 16 + 4];
     memset(mk, 0, sizeof mk);
     size_t c = 0, i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256 xf = _mm256_loadu_ps(x + i);
-        __m512d xd = _mm512_cvtps_pd(xf);
-        __mmask8 m_sat = _mm256_cmp_ps_mask(xf, sat, _CMP_GE_OQ), m_zero = _mm256_cmp_ps_mask(xf, zero, _CMP_LT_OQ);
-        __mmask8 m_main = _mm256_cmp_ps_mask(xf, lo, _CMP_GE_OQ) & ~m_sat;
+    for (; i + 16 <= n; i += 16) {
+        _mm_prefetch((const char *)(x + i + 1024), _MM_HINT_T0); /* 4 KiB ahead: the loop is busy enough to stall on memory */
+        __m512 xf = _mm512_loadu_ps(x + i);
+        __m512i xb = _mm512_castps_si512(xf), ab = _mm512_and_si512(xb, absf);
+        __mmask16 m_sat = _mm512_cmp_ps_mask(xf, sat, _CMP_GE_OQ), m_zero = _mm512_cmp_ps_mask(xf, zero, _CMP_LT_OQ);
+        __mmask16 m_main = _mm512_cmplt_epu32_mask(ab, satbits); /* |x| < SAT (nan: no) */
         if (fn == FN_GELU) /* |x| < 2^-100 (zeros too) to the tiers: GELU = x/2 + ... may be subnormal, a tie */
-            m_main &= _mm256_cmpge_epu32_mask(_mm256_and_si256(_mm256_castps_si256(xf), absf), tinyf);
-        __m512d s = _mm512_fmadd_pd(xd, invw, magic);
-        __m512d t = _mm512_fnmadd_pd(_mm512_sub_pd(s, magic), w, xd);
-        __m512i idx = _mm512_castpd_si512(s);
-        /* Estrin's scheme: the coefficients' permutes all at once, then three levels of
-         * multiply-adds (a shorter chain than Horner's, for the instructions in flight) */
-        __m512d cf[NT_DEG + 1];
-#pragma GCC unroll 16
-        for (int j = 0; j <= NT_DEG; j++) cf[j] = _mm512_permutex2var_pd(ca[j], idx, cb[j]);
-        __m512d t2 = _mm512_mul_pd(t, t), t4 = _mm512_mul_pd(t2, t2);
-        __m512d p01 = _mm512_fmadd_pd(cf[1], t, cf[0]), p23 = _mm512_fmadd_pd(cf[3], t, cf[2]);
-        __m512d p45 = _mm512_fmadd_pd(cf[5], t, cf[4]), p67 = _mm512_fmadd_pd(cf[7], t, cf[6]);
-        __m512d p89 = _mm512_fmadd_pd(cf[9], t, cf[8]);
-        __m512d q0 = _mm512_fmadd_pd(p23, t2, p01), q1 = _mm512_fmadd_pd(p67, t2, p45);
-        __m512d p = _mm512_fmadd_pd(_mm512_fmadd_pd(p89, t4, q1), t4, q0);
-        __m512d f = fn == FN_GELU ? xd : _mm512_sub_pd(_mm512_sub_pd(xd, x0hi), x0lo);
-        __m512d g = _mm512_mul_pd(f, p);
-        /* Ziv's test on g's bits: |g - truth| <= EBITS ulps of g; the float32 rounding
-         * is decided unless the 29 bits it drops lie within EBITS of the midpoint */
-        __m512i ebits = _mm512_permutex2var_epi64(ea, idx, eb);
-        __m512i off = _mm512_abs_epi64(_mm512_sub_epi64(_mm512_and_si512(_mm512_castpd_si512(g), low29), half29));
-        __mmask8 m_dec = _mm512_cmpgt_epi64_mask(off, ebits) & m_main;
-        __m256 r = _mm256_mask_blend_ps(m_sat, _mm512_cvtpd_ps(g), fn == FN_GELU ? xf : one);
-        r = _mm256_mask_blend_ps(m_zero, r, negz);
-        _mm256_storeu_ps(y + i, r);
-        __mmask8 m_list = (__mmask8)~(m_dec | m_sat | m_zero);
-        mk[i / 8] = (uint8_t)m_list;
+            m_main &= _mm512_cmpge_epu32_mask(ab, tinyf);
+        __mmask16 m_pos = _mm512_cmpgt_epi32_mask(xb, _mm512_setzero_si512()); /* x > 0 (or nan: not main) */
+        __m512 nf = _mm512_castsi512_ps(_mm512_or_si512(xb, _mm512_castps_si512(negz))); /* -|x| */
+        __m512d nlo = _mm512_cvtps_pd(_mm512_castps512_ps256(nf));
+        __m512d nhi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(nf), 1)));
+        __mmask8 dlo, dhi;
+        __m256 glo = main_8(fn, nlo, (__mmask8)m_pos, ca, cb, ea, eb, &dlo);
+        __m256 ghi = main_8(fn, nhi, (__mmask8)(m_pos >> 8), ca, cb, ea, eb, &dhi);
+        __m512 r = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(glo)), _mm256_castps_pd(ghi), 1));
+        r = _mm512_mask_blend_ps(m_sat, r, fn == FN_GELU ? xf : one);
+        r = _mm512_mask_blend_ps(m_zero, r, negz);
+        _mm512_storeu_ps(y + i, r);
+        __mmask16 m_dec = (__mmask16)(dlo | ((unsigned)dhi << 8)) & m_main;
+        mk[i / 16] = (uint16_t)~(m_dec | m_sat | m_zero);
     }
-    for (size_t j = 0; j < i / 8; j += 8) { /* the listed lanes, 64 inputs at a time */
+    for (size_t j = 0; j < i / 16; j += 4) { /* the listed lanes, 64 inputs at a time */
         uint64_t wd;
         memcpy(&wd, mk + j, 8);
         while (wd) {
-            list[c++] = (uint32_t)(j * 8 + (size_t)__builtin_ctzll(wd));
+            list[c++] = (uint32_t)(j * 16 + (size_t)__builtin_ctzll(wd));
             wd &= wd - 1;
         }
     }
@@ -535,7 +582,10 @@ static int supported(int v) {
     return 0;
 }
 
-static size_t run_f32(int fn, int v, const float *x, float *y, size_t n, int64_t *und, size_t cap, int64_t base) {
+/* [lo, hi) of x through one variant, block by block; the undecided go to und
+ * at positions taken from *count (atomically: threads share it), as many as cap holds */
+static void run_f32(int fn, int v, const float *x, float *y, size_t lo, size_t hi, int64_t *und, size_t cap,
+                    int64_t base, size_t *count) {
     main_fn mf = fn == FN_GELU ? main_gelu_scalar : main_grad_scalar;
     settle_fn sf = fn == FN_GELU ? settle_gelu_scalar : settle_grad_scalar;
 #ifdef GL_X86
@@ -552,24 +602,81 @@ static size_t run_f32(int fn, int v, const float *x, float *y, size_t n, int64_t
 #endif
     uint32_t list[BLOCK + 16];
     int64_t left[BLOCK];
-    size_t nu = 0;
-    for (size_t lo = 0; lo < n; lo += BLOCK) {
-        size_t m = n - lo < BLOCK ? n - lo : BLOCK;
-        size_t c = mf(x + lo, y + lo, m, list);
-        size_t k = sf(x + lo, y + lo, list, c, left, base + (int64_t)lo);
-        for (size_t j = 0; j < k && nu + j < cap; j++) und[nu + j] = left[j];
-        nu += k;
+    for (size_t b = lo; b < hi; b += BLOCK) {
+        size_t m = hi - b < BLOCK ? hi - b : BLOCK;
+        size_t c = mf(x + b, y + b, m, list);
+        size_t k = sf(x + b, y + b, list, c, left, base + (int64_t)b);
+        if (k == 0) continue;
+        size_t at = __atomic_fetch_add(count, k, __ATOMIC_RELAXED);
+        for (size_t j = 0; j < k && at + j < cap; j++) und[at + j] = left[j];
     }
-    return nu;
+}
+
+/* Threads: OpenMP's, where the extension was built with it. torch runs its
+ * CPU kernels on the same runtime (libgomp.so.1, loaded once per process), so
+ * gelu_lab's work goes to the threads torch keeps spinning after its own ops
+ * instead of competing with them for the cores. The array is cut into about
+ * 8 parts per thread (at least MIN_PART inputs, whole blocks), handed out as
+ * threads come free: a core shared with another process takes fewer. Built
+ * without OpenMP, one thread: gelu_lab.kernels then splits the array over
+ * Python threads itself. */
+#define MIN_PART (16 * BLOCK)
+
+/* (threads, part size) for n inputs */
+static int split(int threads, size_t n, size_t *part) {
+    size_t t = threads < 1 ? 1 : (size_t)threads;
+#ifdef _OPENMP
+    if (t > n / MIN_PART) t = n / MIN_PART;
+#else
+    t = 1;
+#endif
+    if (t <= 1) {
+        *part = n;
+        return 1;
+    }
+    size_t p = (n / (t * 8) + BLOCK - 1) / BLOCK * BLOCK;
+    *part = p < MIN_PART ? MIN_PART : p;
+    return (int)t;
+}
+
+static size_t f32_all(int fn, int v, const float *x, float *y, size_t n, int64_t *und, size_t cap, int threads) {
+    size_t count = 0, part;
+    int t = split(threads, n, &part);
+    if (t <= 1) {
+        run_f32(fn, v, x, y, 0, n, und, cap, 0, &count);
+        return count;
+    }
+    long parts = (long)((n + part - 1) / part);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(t)
+    for (long c = 0; c < parts; c++) {
+        size_t lo = (size_t)c * part, hi = lo + part < n ? lo + part : n;
+        run_f32(fn, v, x, y, lo, hi, und, cap, 0, &count);
+    }
+    return count;
+}
+
+static void lookup16_all(const uint16_t *tab, const uint16_t *b, uint16_t *o, size_t n, int threads) {
+    size_t part;
+    int t = split(threads, n / 4, &part); /* a lookup is cheap: parts of 4x the inputs */
+    part *= 4;
+    if (t <= 1) {
+        lookup16_scalar(tab, b, o, n);
+        return;
+    }
+    long parts = (long)((n + part - 1) / part);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(t)
+    for (long c = 0; c < parts; c++) {
+        size_t lo = (size_t)c * part, m = n - lo < part ? n - lo : part;
+        lookup16_scalar(tab, b + lo, o + lo, m);
+    }
 }
 
 /* ---- Python ---- */
 
 static PyObject *py_f32(PyObject *self, PyObject *args) {
-    int fn, v;
-    long long base;
+    int fn, v, threads = 1;
     Py_buffer bx, by, bu;
-    if (!PyArg_ParseTuple(args, "iiy*w*w*L", &fn, &v, &bx, &by, &bu, &base)) return NULL;
+    if (!PyArg_ParseTuple(args, "iiy*w*w*|i", &fn, &v, &bx, &by, &bu, &threads)) return NULL;
     PyObject *res = NULL;
     size_t n = (size_t)bx.len / sizeof(float);
     if ((fn != FN_GELU && fn != FN_GRAD) || !supported(v))
@@ -578,7 +685,7 @@ static PyObject *py_f32(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "buffer sizes do not match");
     else {
         size_t nu, cap = (size_t)bu.len / sizeof(int64_t);
-        Py_BEGIN_ALLOW_THREADS nu = run_f32(fn, v, (const float *)bx.buf, (float *)by.buf, n, (int64_t *)bu.buf, cap, base);
+        Py_BEGIN_ALLOW_THREADS nu = f32_all(fn, v, (const float *)bx.buf, (float *)by.buf, n, (int64_t *)bu.buf, cap, threads);
         Py_END_ALLOW_THREADS res = PyLong_FromSize_t(nu);
     }
     PyBuffer_Release(&bx);
@@ -589,15 +696,15 @@ static PyObject *py_f32(PyObject *self, PyObject *args) {
 
 static PyObject *py_lookup16(PyObject *self, PyObject *args) {
     Py_buffer bt, bb, bo;
-    int v;
-    if (!PyArg_ParseTuple(args, "y*y*w*i", &bt, &bb, &bo, &v)) return NULL;
+    int v, threads = 1;
+    if (!PyArg_ParseTuple(args, "y*y*w*i|i", &bt, &bb, &bo, &v, &threads)) return NULL;
     PyObject *res = NULL;
     size_t n = (size_t)bb.len / 2;
     if (bt.len < 2 * 65536 || (size_t)bo.len / 2 != n || !supported(v))
         PyErr_SetString(PyExc_ValueError, "table needs 65536 entries; bits and out one length; a supported variant");
     else {
         Py_BEGIN_ALLOW_THREADS
-        lookup16_scalar((const uint16_t *)bt.buf, (const uint16_t *)bb.buf, (uint16_t *)bo.buf, n);
+        lookup16_all((const uint16_t *)bt.buf, (const uint16_t *)bb.buf, (uint16_t *)bo.buf, n, threads);
         Py_END_ALLOW_THREADS
         Py_INCREF(Py_None);
         res = Py_None;
@@ -606,6 +713,14 @@ static PyObject *py_lookup16(PyObject *self, PyObject *args) {
     PyBuffer_Release(&bb);
     PyBuffer_Release(&bo);
     return res;
+}
+
+static PyObject *py_openmp(PyObject *self, PyObject *noargs) {
+#ifdef _OPENMP
+    Py_RETURN_TRUE;
+#else
+    Py_RETURN_FALSE;
+#endif
 }
 
 static PyObject *py_variants(PyObject *self, PyObject *noargs) {
@@ -623,8 +738,9 @@ static PyObject *py_variants(PyObject *self, PyObject *noargs) {
 }
 
 static PyMethodDef methods[] = {
-    {"f32", py_f32, METH_VARARGS, "f32(fn, variant, x, y, undecided, base) -> number of undecided inputs (as many listed as undecided holds)"},
-    {"lookup16", py_lookup16, METH_VARARGS, "lookup16(table, bits, out, variant): out[i] = table[bits[i]]"},
+    {"f32", py_f32, METH_VARARGS, "f32(fn, variant, x, y, undecided[, threads]) -> number of undecided inputs (as many listed, unsorted, as undecided holds)"},
+    {"lookup16", py_lookup16, METH_VARARGS, "lookup16(table, bits, out, variant[, threads]): out[i] = table[bits[i]]"},
+    {"openmp", py_openmp, METH_NOARGS, "whether the threads argument runs OpenMP threads (else one thread)"},
     {"variants", py_variants, METH_NOARGS, "names of the variants this CPU runs, best first"},
     {NULL, NULL, 0, NULL},
 };
