@@ -1,14 +1,15 @@
 """Throughput of gelu_lab's GELU kernels against torch and the memory roofline, in one run.
 
-    .venv/bin/python bench/bench_gelu.py [--n 16777216] [--threads 1,2] [--repeats 5] [--clock wall|thread]
+    .venv/bin/python bench/bench_gelu.py [--n 16777216] [--threads 1,2] [--repeats 9] [--clock wall|thread]
 
 For n float32 elements (default 2^24) at each thread count (numba and torch
 both set): gelu_lab.gelu and gelu_lab.gelu_grad (float32: the correctly
 rounded kernel, native or numba as printed), torch's exact and tanh GELU and its backward kernel,
 np.copyto (the memory roofline), and the 16-bit paths (gelu_lab's table
 lookup vs torch) in bfloat16 and float16. Each figure is the median of
---repeats timed runs (gelu_lab.analysis.bench.time_call); every ratio is
-between figures of this same run. --clock thread times the calling thread's
+--repeats timed samples; the cases of one thread count are sampled in turn
+(gelu_lab.analysis.bench.time_interleaved), so a load that comes and goes
+falls on all of them alike, and every ratio is between figures of this same run. --clock thread times the calling thread's
 CPU time instead of the wall clock (one thread only): on a core shared with
 other processes it leaves out their share.
 """
@@ -37,7 +38,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=1 << 24)
     p.add_argument("--threads", default="1,2")
-    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--repeats", type=int, default=9)
     p.add_argument("--clock", choices=["wall", "thread"], default="wall")
     a = p.parse_args(argv)
     threads = [int(t) for t in a.threads.split(",")]
@@ -46,7 +47,7 @@ def main(argv=None) -> int:
           f"numba {m['numba']}; n = {a.n} elements, median of {a.repeats}, {a.clock} clock")
     print(f"# ISA: {m['isa'] or '-'}; gelu_lab float32 kernel: {m['kernel']} "
           f"(available: {', '.join(m['kernels'])}; GELU_LAB_KERNEL forces one)")
-    rows = bench.run(CASES, sizes=[a.n], threads=threads, repeats=a.repeats, progress=None, clock=a.clock)
+    rows = bench.run(CASES, sizes=[a.n], threads=threads, repeats=a.repeats, progress=None, clock=a.clock, interleave=True)
     print(text_table([{**r, "min_gelem_s": r["n"] / r["min_s"] / 1e9} for r in rows],
                      ["case", "dtype", "threads", "gelem_s", "min_gelem_s", "vs_copy"], digits=4))
     print("\n# ratios (throughput of the first over the second, same run)")

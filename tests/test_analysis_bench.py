@@ -125,3 +125,15 @@ def test_cli_bad_args(capsys, argv):
     assert main([*argv, "--no-store"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1 and err.startswith("gelu-lab")
+
+
+def test_interleaved_samples_take_turns():
+    """time_interleaved samples a, b, a, b, ...: each callable's samples are spread over the whole run."""
+    order = []
+    fns = {"a": lambda: order.append("a"), "b": lambda: order.append("b")}
+    r = bench.time_interleaved(fns, repeats=4, min_sample_s=0.0)
+    assert set(r) == {"a", "b"} and all(v["repeats"] == 4 and v["inner"] == 1 for v in r.values())
+    assert order[4:] == ["a", "b"] * 4  # after two warm-up and calibration calls each
+    rows = bench.run(["numpy:erf", "numpy:tanh"], sizes=[1000], threads=(1,), repeats=2, progress=False, interleave=True)
+    assert [r["case"] for r in rows] == ["copy", "numpy:erf", "numpy:tanh"]
+    assert all(r["gelem_s"] == pytest.approx(r["n"] / r["median_s"] / 1e9) for r in rows)

@@ -44,19 +44,46 @@ def time_call(fn: Callable, repeats: int = 5, min_sample_s: float = 2e-3, clock:
     """
     if repeats < 1:
         raise ValueError("repeats must be >= 1")
+    inner = _calibrate(fn, min_sample_s, clock)
+    return _summary([_sample(fn, inner, clock) for _ in range(repeats)], inner)
+
+
+def _calibrate(fn: Callable, min_sample_s: float, clock: str) -> int:
+    """Calls per sample: one warm-up call, then one timed call sets how many make min_sample_s."""
     now = CLOCKS[clock]
     fn()
     t0 = now()
     fn()
-    one = max(now() - t0, 1e-9)
-    inner = max(1, int(min_sample_s / one))
-    samples = []
+    return max(1, int(min_sample_s / max(now() - t0, 1e-9)))
+
+
+def _sample(fn: Callable, inner: int, clock: str) -> float:
+    now = CLOCKS[clock]
+    t0 = now()
+    for _ in range(inner):
+        fn()
+    return (now() - t0) / inner
+
+
+def _summary(samples: list[float], inner: int) -> dict:
+    return {"median_s": statistics.median(samples), "min_s": min(samples), "max_s": max(samples), "repeats": len(samples),
+            "inner": inner}
+
+
+def time_interleaved(fns: dict, repeats: int = 5, min_sample_s: float = 2e-3, clock: str = "wall") -> dict:
+    """time_call for several callables at once, sampled in turn (a, b, c, a, b, c, ...).
+
+    A load that comes and goes on a shared machine then falls on every callable
+    alike, so the ratios of their medians hold better than from runs one after another.
+    """
+    if repeats < 1:
+        raise ValueError("repeats must be >= 1")
+    inner = {k: _calibrate(f, min_sample_s, clock) for k, f in fns.items()}
+    samples = {k: [] for k in fns}
     for _ in range(repeats):
-        t0 = now()
-        for _ in range(inner):
-            fn()
-        samples.append((now() - t0) / inner)
-    return {"median_s": statistics.median(samples), "min_s": min(samples), "max_s": max(samples), "repeats": repeats, "inner": inner}
+        for k, f in fns.items():
+            samples[k].append(_sample(f, inner[k], clock))
+    return {k: _summary(v, inner[k]) for k, v in samples.items()}
 
 
 @dataclass(frozen=True)
@@ -232,7 +259,7 @@ def check_names(names) -> list[str]:
 
 
 def run(names=None, sizes=DEFAULT_SIZES, threads=(1,), repeats: int = 5, progress: bool | None = None,
-        clock: str = "wall") -> list[dict]:
+        clock: str = "wall", interleave: bool = False) -> list[dict]:
     """Throughput rows for every case x size x thread count.
 
     Each row: case, backend, form, direction, dtype, n, threads, median_s,
@@ -240,6 +267,9 @@ def run(names=None, sizes=DEFAULT_SIZES, threads=(1,), repeats: int = 5, progres
     time_call), gelem_s (1e9
     elements per second, from the median) and vs_copy (its throughput over the
     roofline's at the same n and threads: copy is always measured too).
+    interleave: the cases of one (threads, n) are set up together and sampled
+    in turn (time_interleaved): fairer ratios on a shared machine, all their
+    arrays in memory at once.
     """
     from ..results.progress import bar as tqdm  # tqdm, mirrored to a background job's progress file
 
@@ -259,17 +289,24 @@ def run(names=None, sizes=DEFAULT_SIZES, threads=(1,), repeats: int = 5, progres
         for t in threads:
             set_threads(int(t))
             for n in sizes:
+                if interleave:
+                    timed = time_interleaved({name: CASES[name].setup(n) for name in names}, repeats, clock=clock)
+                else:
+                    timed = {}
+                    for name in names:
+                        timed[name] = time_call(CASES[name].setup(n), repeats, clock=clock)
+                        bar.update(1)
                 copy = None
                 for name in names:
-                    c = CASES[name]
-                    r = time_call(c.setup(n), repeats, clock=clock)
+                    c, r = CASES[name], timed[name]
                     row = {"case": name, "backend": c.backend, "form": c.form, "direction": c.direction, "dtype": c.dtype,
                            "n": n, "threads": int(t), "median_s": r["median_s"], "min_s": r["min_s"],
                            "gelem_s": n / r["median_s"] / 1e9}
                     copy = row["gelem_s"] if name == "copy" else copy
                     row["vs_copy"] = row["gelem_s"] / copy
                     rows.append(row)
-                    bar.update(1)
+                if interleave:
+                    bar.update(len(names))
     finally:
         bar.close()
     return rows
