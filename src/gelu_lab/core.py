@@ -124,7 +124,7 @@ def _apply(x, approximate: str, order: int, out):
     if is_tensor(x):
         raise TypeError("use gelu_lab.gelu or gelu_lab.torch for tensors")
     a = as_float_array(x)
-    if out is not None:
+    if out is not None and (a.shape != out.shape or a.dtype != out.dtype):
         a = np.broadcast_to(a, np.shape(out)).astype(out.dtype, copy=False)
     # a kernel may write straight into a contiguous out that is not also the input
     # (_evaluate hands it on only where it can: the float32 kernels and the 16-bit lookups)

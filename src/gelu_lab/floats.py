@@ -44,8 +44,13 @@ FORMATS = {
 }
 
 
+_BY_DTYPE = {f.dtype: f for f in FORMATS.values()}  # the common case without np.dtype(...).name (microseconds a call)
+
+
 def format_of(dtype) -> Format:
     """The Format of a NumPy dtype or name; ValueError for non-float dtypes."""
+    if isinstance(dtype, np.dtype) and dtype in _BY_DTYPE:
+        return _BY_DTYPE[dtype]
     name = dtype if isinstance(dtype, str) else np.dtype(dtype).name
     if name not in FORMATS:
         raise ValueError(f"unsupported dtype {name!r}; use one of {', '.join(FORMATS)}")
