@@ -1,11 +1,13 @@
 """gelu_lab's torch ops: opcheck, meta, compile, export, out=, and the generic (device) path on the CPU."""
 
 import mpmath
+import numba
 import numpy as np
 import pytest
 import torch
 
 import gelu_lab
+from gelu_lab import kernels
 from gelu_lab import torch as gtorch
 from gelu_lab.floats import FORMATS, round_to_format, ulp_of
 from mp_truth import MP_FUNCS
@@ -122,6 +124,37 @@ def test_cpu_kernel_writes_through_numpy_views_without_copying_the_input(monkeyp
         y = gtorch.gelu(x)
         a, out = seen[-1]
         assert a.ctypes.data == x.data_ptr() and out.ctypes.data == y.data_ptr()  # views, both
+
+
+@pytest.mark.skipif(kernels.variant() == "numba", reason="the native kernel was not built (numba keeps its own threads)")
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_cpu_kernel_runs_torchs_thread_count(n_threads, monkeypatch):
+    """The op's CPU kernel takes torch.get_num_threads(), not numba's setting, as torch's own ops do."""
+    calls = []
+    native = kernels._native
+
+    class Spy:
+        def __getattr__(self, name):
+            return getattr(native, name)
+
+        def f32(self, *args):
+            calls.append(args[5])
+            return native.f32(*args)
+
+        def lookup16(self, *args):
+            calls.append(args[4])
+            return native.lookup16(*args)
+
+    monkeypatch.setattr(kernels, "_native", Spy())
+    before = torch.get_num_threads()
+    torch.set_num_threads(n_threads)
+    try:
+        x = torch.randn(1 << 17)
+        gtorch.gelu(x), gtorch.gelu(x.to(torch.bfloat16)), gelu_lab.gelu_grad(x)
+    finally:
+        torch.set_num_threads(before)
+    assert calls == [n_threads] * 3
+    assert kernels.thread_count() == numba.get_num_threads()  # outside the op: numba's, as before
 
 
 # --- the generic (device) path, run on the CPU -------------------------------------------

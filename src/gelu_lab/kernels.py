@@ -51,7 +51,7 @@ coefficients from registers by permutes), and gets the positive half from
 GELU(x) = x + GELU(-x) and GELU'(x) = 1 - GELU'(-x); it rounds once with a
 Ziv test of the sub-range's bound and hands everything else (the tail, nan,
 undecided roundings) to the tiers above, ported to C. Built with OpenMP, it
-runs its own threads (numba.get_num_threads() of them), on the runtime torch
+runs its own threads (:func:`thread_count` of them), on the runtime torch
 uses. Variants:
 "avx512", "avx2" (AVX2+FMA: the tiers above over every input), "scalar"
 (portable C, fma()), chosen by :func:`variant`: AVX-512 where the CPU has it,
@@ -63,6 +63,8 @@ all 2^32 inputs against the numba kernel.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
+import contextvars
 import importlib
 import itertools
 import math
@@ -342,7 +344,7 @@ def lookup16(table: np.ndarray, x: np.ndarray, out: np.ndarray | None = None) ->
         return res
     t16 = table.view(np.uint16)
     if _native_threads():
-        _native.lookup16(t16, bits, flat, _VARIANTS[v], numba.get_num_threads())
+        _native.lookup16(t16, bits, flat, _VARIANTS[v], thread_count())
     else:
         _parallel(lambda lo, hi: _native.lookup16(t16, bits[lo:hi], flat[lo:hi], _VARIANTS[v]), bits.size)
     return res
@@ -414,19 +416,39 @@ def variant() -> str:
     return want
 
 
+_THREADS = contextvars.ContextVar("gelu_lab_threads", default=None)
+
+
+@contextlib.contextmanager
+def threads(n: int):
+    """Run the native kernel and the 16-bit lookups on n threads inside the block (gelu_lab.torch
+    passes torch.get_num_threads()); outside one, numba.get_num_threads(). The numba kernels
+    keep numba's own setting."""
+    token = _THREADS.set(max(1, int(n)))
+    try:
+        yield
+    finally:
+        _THREADS.reset(token)
+
+
+def thread_count() -> int:
+    """The threads the native kernel runs now: the innermost :func:`threads` block's, else numba's."""
+    return _THREADS.get() or numba.get_num_threads()
+
+
 _POOL = {}
 PARTS_PER_THREAD = 8  # parts are handed out as threads come free: a thread slowed by another process takes fewer
 
 
 def _parallel(task, n: int, min_part: int = 1 << 15):
-    """[task(lo, hi) for the parts [lo, hi) of [0, n)], run by numba.get_num_threads() threads.
+    """[task(lo, hi) for the parts [lo, hi) of [0, n)], run by thread_count() threads.
 
     The parts (multiples of BLOCK, about PARTS_PER_THREAD per thread) are taken
     from a shared counter by whichever thread is free, so a core shared with
     another process slows the call by its share, not by half of it. The native
     calls release the GIL, so the parts run at once. Results in part order.
     """
-    threads = max(1, min(numba.get_num_threads(), n // min_part))
+    threads = max(1, min(thread_count(), n // min_part))
     if threads == 1:
         return [task(0, n)]
     step = max(min_part, -(-n // (threads * PARTS_PER_THREAD) // BLOCK) * BLOCK)
@@ -455,10 +477,10 @@ def _native_f32(name: str, v: int, x: np.ndarray, out: np.ndarray) -> np.ndarray
     fn = 0 if name == "gelu" else 1
     if _native_threads():  # one call, the extension's own (OpenMP) threads
         und = np.empty(min(x.size, 256 + x.size // 128), dtype=np.int64)  # typical inputs: ~1e-4 undecided
-        c = _native.f32(fn, v, x, out, und, numba.get_num_threads())
+        c = _native.f32(fn, v, x, out, und, thread_count())
         if c > und.size:  # crowded with undecided inputs (structured data): again, with room for all
             und = np.empty(c, dtype=np.int64)
-            _native.f32(fn, v, x, out, und, numba.get_num_threads())
+            _native.f32(fn, v, x, out, und, thread_count())
         return np.sort(und[:c])
 
     def part(lo, hi):

@@ -68,7 +68,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from . import activations
+from . import activations, kernels
 from .core import APPROXIMATIONS, _apply, check_approximate
 from .core import gelu as core_gelu
 from .floats import FORMATS, bfloat16
@@ -113,7 +113,8 @@ def _on_cpu(x: torch.Tensor, order: int, approximate: str) -> torch.Tensor:
     """The core's values of a CPU tensor, written straight into a new contiguous tensor."""
     out = torch.empty(x.shape, dtype=x.dtype)
     if x.numel():
-        _apply(_view(x), approximate, order, _view(out))
+        with kernels.threads(torch.get_num_threads()):  # torch's setting, as for its own ops
+            _apply(_view(x), approximate, order, _view(out))
     return out
 
 
