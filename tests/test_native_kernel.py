@@ -124,6 +124,22 @@ def test_16bit_gather_every_pattern_into_out(variant, dtype, monkeypatch):
 
 
 @pytest.mark.skipif(not NATIVE, reason="gelu_lab._native was not built")
+@pytest.mark.parametrize("dtype", [np.float16, bfloat16], ids=["float16", "bfloat16"])
+def test_16bit_lookup_of_a_large_array_streams_into_an_unaligned_out(dtype):
+    """Outputs of 2^23 and more go out by non-temporal stores from the first 16-byte boundary:
+    the elements before it, the body and the tail all hold the table's values."""
+    from gelu_lab.core import table16
+
+    n = (1 << 23) + 37
+    bits = np.random.default_rng(13).integers(0, 1 << 16, n, dtype=np.uint16)
+    x = bits.view(dtype)
+    out = np.empty(n + 1, dtype)[1:]  # 2 bytes past an allocation's alignment
+    assert out.ctypes.data % 16 != 0
+    assert gelu_lab.gelu(x, out=out) is out
+    assert np.array_equal(out.view(np.uint16), table16("gelu", np.dtype(dtype).name).view(np.uint16)[bits])
+
+
+@pytest.mark.skipif(not NATIVE, reason="gelu_lab._native was not built")
 @pytest.mark.parametrize("name", NAMES)
 def test_threads_split_the_array_alike(name, monkeypatch):
     """One thread or two: the same values and the same sorted undecided indices."""

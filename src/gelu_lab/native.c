@@ -558,9 +558,25 @@ T_AVX512 static size_t settle_grad_avx512v(const float *x, float *y, const uint3
 
 #endif
 
-/* 16-bit lookups: plain loads, eight at a time (faster here than vpgatherdd) */
-static void lookup16_scalar(const uint16_t *t, const uint16_t *b, uint16_t *o, size_t n) {
+/* 16-bit lookups: plain loads, eight at a time (faster here than vpgatherdd).
+ * stream: non-temporal stores (x86), for outputs too large to stay in cache: the
+ * lines are not read before they are written, a third less memory traffic */
+#define STREAM16 (1u << 23) /* outputs of 16 MiB and more (the L3 of the machines measured is 32 MiB) */
+static void lookup16_scalar(const uint16_t *t, const uint16_t *b, uint16_t *o, size_t n, int stream) {
     size_t i = 0;
+#ifdef GL_X86
+    if (stream) {
+        for (; i < n && ((uintptr_t)(o + i) & 15); i++) o[i] = t[b[i]];
+        for (; i + 8 <= n; i += 8) {
+            __m128i v = _mm_setr_epi16((short)t[b[i]], (short)t[b[i + 1]], (short)t[b[i + 2]], (short)t[b[i + 3]],
+                                       (short)t[b[i + 4]], (short)t[b[i + 5]], (short)t[b[i + 6]], (short)t[b[i + 7]]);
+            _mm_stream_si128((__m128i *)(o + i), v);
+        }
+        _mm_sfence();
+    }
+#else
+    (void)stream;
+#endif
     for (; i + 8 <= n; i += 8) {
         uint16_t a0 = t[b[i]], a1 = t[b[i + 1]], a2 = t[b[i + 2]], a3 = t[b[i + 3]];
         uint16_t a4 = t[b[i + 4]], a5 = t[b[i + 5]], a6 = t[b[i + 6]], a7 = t[b[i + 7]];
@@ -657,17 +673,17 @@ static size_t f32_all(int fn, int v, const float *x, float *y, size_t n, int64_t
 
 static void lookup16_all(const uint16_t *tab, const uint16_t *b, uint16_t *o, size_t n, int threads) {
     size_t part;
-    int t = split(threads, n / 4, &part); /* a lookup is cheap: parts of 4x the inputs */
+    int t = split(threads, n / 4, &part), stream = n >= STREAM16; /* a lookup is cheap: parts of 4x the inputs */
     part *= 4;
     if (t <= 1) {
-        lookup16_scalar(tab, b, o, n);
+        lookup16_scalar(tab, b, o, n, stream);
         return;
     }
     long parts = (long)((n + part - 1) / part);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(t)
     for (long c = 0; c < parts; c++) {
         size_t lo = (size_t)c * part, m = n - lo < part ? n - lo : part;
-        lookup16_scalar(tab, b + lo, o + lo, m);
+        lookup16_scalar(tab, b + lo, o + lo, m, stream);
     }
 }
 
