@@ -256,6 +256,26 @@ def test_the_kernel_built_without_openmp(tmp_path):
 
 
 @pytest.mark.skipif(not NATIVE, reason="gelu_lab._native was not built")
+@pytest.mark.parametrize("name", NAMES)
+def test_threads_crowded_with_undecided_inputs(name):
+    """An array of nothing but undecided inputs on two threads: more than the first buffer
+    holds, so the kernel runs again with room for all; every index comes back, once, sorted."""
+    x = np.random.default_rng(14).uniform(-14.5, 8, 1 << 21).astype(np.float32)
+    _, idx = kernels.raw_f32(name, x)
+    hard = x[idx]
+    packed = hard[np.resize(np.arange(hard.size), 1 << 18)]
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        y, left = kernels.raw_f32(name, packed)
+    finally:
+        numba.set_num_threads(before)
+    assert np.array_equal(left, np.arange(packed.size))
+    y[left] = correctly_rounded(name, packed[left])
+    assert np.array_equal(y.view(np.uint32), correctly_rounded(name, packed).view(np.uint32))
+
+
+@pytest.mark.skipif(not NATIVE, reason="gelu_lab._native was not built")
 def test_out_aliasing_the_input_and_empty_arrays():
     x = np.linspace(-6, 6, 1001, dtype=np.float32)
     want = gelu_lab.gelu(x)
