@@ -3,6 +3,7 @@ and shipped data that carries provenance but no machine path."""
 
 from __future__ import annotations
 
+import pathlib
 import json
 import re
 
@@ -122,3 +123,16 @@ def test_shipped_results_are_not_changed_by_their_readers():
     a.value.clear()
     assert results.latest("train", store=False).value[0]["source"] == "shipped"
     assert json.dumps(shipped.doc("ffn_results.json")["runs"][0]).count('"source"') == 0
+
+
+def test_cpu_name_carries_family_and_model(tmp_path, monkeypatch):
+    """A VM may call its CPU only "AMD EPYC": the family and model numbers say which generation."""
+    from gelu_lab.results import store
+
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 23\nmodel\t\t: 1\n"
+                    "model name\t: AMD EPYC\n\nprocessor\t: 1\ncpu family\t: 99\nmodel name\t: other\n")
+    monkeypatch.setattr(store, "Path", lambda p: info if p == "/proc/cpuinfo" else pathlib.Path(p))
+    assert store._cpu_name() == "AMD EPYC (cpu family 23, model 1)"
+    info.write_text("model name\t: Some CPU\n")
+    assert store._cpu_name() == "Some CPU"

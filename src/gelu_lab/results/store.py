@@ -161,10 +161,18 @@ def portable(value):
 
 
 def _cpu_name() -> str:
+    """The CPU's model name, with its family and model numbers where /proc/cpuinfo has them
+    (a VM may report only "AMD EPYC", which names no generation: family 23 is Zen 1-2, 25 Zen 3-4, 26 Zen 5)."""
     try:
+        fields = {}
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
+            key, _, value = line.partition(":")
+            if not key.strip() and fields:
+                break  # the first processor's block is enough
+            fields.setdefault(key.strip(), value.strip())
+        if "model name" in fields:
+            nums = [f"{k} {fields[k]}" for k in ("cpu family", "model") if fields.get(k)]
+            return fields["model name"] + (f" ({', '.join(nums)})" if nums else "")
     except OSError:
         pass
     return platform.processor() or "unknown"
