@@ -3,8 +3,8 @@ and shipped data that carries provenance but no machine path."""
 
 from __future__ import annotations
 
-import pathlib
 import json
+import pathlib
 import re
 
 import pytest
