@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import math
+import types
 
 import mpmath
 import numba
@@ -176,7 +177,16 @@ def _libm_f32(x, grad, root, rc, out, flags):
 # the same loop in one thread, for the few inputs a kernel leaves undecided: starting
 # numba's parallel region costs more than they do, and its OpenMP workers then spin
 # on the cores the next kernel call wants (2 threads ran at half the speed of 1)
-_libm_f32_serial = numba.njit(cache=True)(_libm_f32.py_func)
+def _serial_copy(f, name: str):
+    """f's Python function under another name: numba's cache files are named by the function's
+    qualified name, not by its flags, so a serial build of the very same function would load the
+    parallel build's cached machine code (and so start numba's threads after all)."""
+    g = types.FunctionType(f.__code__, f.__globals__, name, f.__defaults__, f.__closure__)
+    g.__qualname__ = name
+    return g
+
+
+_libm_f32_serial = numba.njit(cache=True)(_serial_copy(_libm_f32.py_func, "_libm_f32_serial"))
 SERIAL_BELOW = 1 << 16
 
 
