@@ -6,7 +6,7 @@ Runs, into the runs store S (default a fresh one under /tmp; reuse one to
 resume a killed sweep):
 
     gelu-lab accuracy --impl IMPL --dtype float32 --exhaustive     for IMPL in the page's precision rows
-    gelu-lab bench --sizes 1e3,1e5,1e7 --threads 1,2               (run it on an idle machine)
+    gelu-lab bench --sizes 1e3,1e5,1e7 --threads 1,2 --repeats 9   (run it on an idle machine)
 
 then writes every finished accuracy summary (keyed like the store) and the
 newest bench run, with their provenance and no machine path (the store's
@@ -60,7 +60,7 @@ def main(argv=None) -> int:
         for impl in IMPLS:
             gelu_lab("accuracy", "--impl", impl, "--dtype", "float32", "--exhaustive", "--store", store)
     if not a.skip_bench:
-        gelu_lab("bench", "--sizes", "1e3,1e5,1e7", "--threads", a.threads, "--store", store)
+        gelu_lab("bench", "--sizes", "1e3,1e5,1e7", "--threads", a.threads, "--repeats", "9", "--store", store)
     with Store(store) as s:
         doc = export(s)
     old = json.loads(PATH.read_text()) if PATH.exists() else {}

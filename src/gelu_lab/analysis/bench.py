@@ -332,13 +332,15 @@ def tanh_vs_erf(rows: list[dict]) -> list[dict]:
     return [r for num, den in TANH_VS_ERF for r in ratios(rows, num, den)]
 
 
-def measure(names=None, sizes=DEFAULT_SIZES, threads=(1,), repeats: int = 5, store=None, progress=None, command=None) -> dict:
+def measure(names=None, sizes=DEFAULT_SIZES, threads=(1,), repeats: int = 5, store=None, progress=None, command=None,
+            interleave: bool = False) -> dict:
     """run() plus the machine and the tanh/erf ratios; stored (kind "bench") when store is given."""
-    rows = run(names, sizes, threads, repeats, progress)
+    rows = run(names, sizes, threads, repeats, progress, interleave=interleave)
     result = {"machine": machine(list(threads)), "rows": rows, "tanh_vs_erf": tanh_vs_erf(rows)}
     if store is not None:
         key = f"threads={','.join(map(str, threads))}"
-        rid = store.start_run(KIND, key, {"cases": names or list(CASES), "sizes": list(sizes), "threads": list(threads), "repeats": repeats}, command)
+        plan = {"cases": names or list(CASES), "sizes": list(sizes), "threads": list(threads), "repeats": repeats, "interleave": interleave}
+        rid = store.start_run(KIND, key, plan, command)
         for name in ("machine", "rows", "tanh_vs_erf"):
             store.put_result(rid, name, result[name])
         store.set_status(rid, "done")

@@ -17,6 +17,8 @@ def register(sub):
     p.add_argument("--sizes", default="1e3,1e4,1e5,1e6,1e7", help="comma-separated element counts, up to 1e8")
     p.add_argument("--threads", default="1", help="comma-separated thread counts, e.g. 1,2")
     p.add_argument("--repeats", type=int, default=5, help="timed samples per figure (the median is reported)")
+    p.add_argument("--interleave", action="store_true",
+                   help="sample the cases of one size in turn (fairer ratios on a shared machine; all their arrays in memory at once)")
     p.add_argument("--store", help="runs store file (default $GELU_LAB_STORE or the data directory)")
     p.add_argument("--no-store", action="store_true")
     p.add_argument("--format", default="text", choices=["text", "json"])
@@ -38,7 +40,7 @@ def run(args) -> int:
     from ..results.store import Store
 
     with contextlib.nullcontext() if args.no_store else Store(args.store) as store:
-        r = bench.measure(names, sizes, threads, args.repeats, store=store)
+        r = bench.measure(names, sizes, threads, args.repeats, store=store, interleave=args.interleave)
     if args.format == "json":
         print(to_json(r))
         return 0

@@ -170,9 +170,9 @@ def _cpu_name() -> str:
             if not key.strip() and fields:
                 break  # the first processor's block is enough
             fields.setdefault(key.strip(), value.strip())
-        if "model name" in fields:
-            nums = [f"{k} {fields[k]}" for k in ("cpu family", "model") if fields.get(k)]
-            return fields["model name"] + (f" ({', '.join(nums)})" if nums else "")
+        if "model name" in fields:  # "Family F Model M", as Windows' platform.processor() writes them
+            nums = [f"{label} {fields[k]}" for k, label in (("cpu family", "Family"), ("model", "Model")) if fields.get(k)]
+            return fields["model name"] + (f" ({' '.join(nums)})" if nums else "")
     except OSError:
         pass
     return platform.processor() or "unknown"
