@@ -126,7 +126,6 @@ def test_cpu_kernel_writes_through_numpy_views_without_copying_the_input(monkeyp
         assert a.ctypes.data == x.data_ptr() and out.ctypes.data == y.data_ptr()  # views, both
 
 
-@pytest.mark.skipif(kernels.variant() == "numba", reason="the native kernel was not built (numba keeps its own threads)")
 @pytest.mark.parametrize("n_threads", [1, 2])
 def test_cpu_kernel_runs_torchs_thread_count(n_threads, monkeypatch):
     """The op's CPU kernel takes torch.get_num_threads(), not numba's setting, as torch's own ops do."""
