@@ -10,9 +10,7 @@ one thing the two paths share; the results must agree bit for bit.
 from __future__ import annotations
 
 import importlib.util
-import os
 import pathlib
-import shutil
 import subprocess
 import sys
 
@@ -26,6 +24,13 @@ from gelu_lab.floats import bfloat16
 from gelu_lab.reference import correctly_rounded
 
 NATIVE = [v for v in kernels.available() if v != "numba"]
+
+
+def test_the_native_kernel_was_built():
+    """make test installs the package with pip, which compiles gelu_lab._native (gcc is on every
+    machine this project runs on): a failed build would leave numba running silently."""
+    assert kernels._native is not None and NATIVE, "gelu_lab._native was not built"
+    assert kernels._native.openmp(), "gelu_lab._native was built without OpenMP"
 NAMES = ("gelu", "gelu_grad")
 
 
@@ -75,7 +80,6 @@ def x_hard():
     return hard_inputs()
 
 
-@pytest.mark.skipif(not NATIVE, reason="gelu_lab._native was not built")
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("variant", NATIVE)
 def test_variant_matches_numba_on_hard_slices(name, variant, x_hard, monkeypatch):
@@ -85,7 +89,6 @@ def test_variant_matches_numba_on_hard_slices(name, variant, x_hard, monkeypatch
     assert bad.size == 0, f"{bad.size} differ, e.g. x={x_hard[bad[:4]]} got={got[bad[:4]]} want={want[bad[:4]]}"
 
 
-@pytest.mark.skipif(not NATIVE, reason="gelu_lab._native was not built")
 def test_forced_numba_path_and_missing_extension(monkeypatch):
     """GELU_LAB_KERNEL=numba runs the numba kernels; without the extension they run by default."""
     x = (np.random.default_rng(5).standard_normal(50_000) * 3).astype(np.float32)
@@ -124,7 +127,6 @@ def test_16bit_gather_every_pattern_into_out(variant, dtype, monkeypatch):
     assert np.array_equal(strided.view(np.uint16), want.view(np.uint16))
 
 
-@pytest.mark.skipif(not NATIVE, reason="gelu_lab._native was not built")
 @pytest.mark.parametrize("dtype", [np.float16, bfloat16], ids=["float16", "bfloat16"])
 def test_16bit_lookup_of_a_large_array_streams_into_an_unaligned_out(dtype):
     """Outputs of 2^23 and more go out by non-temporal stores from the first 16-byte boundary:
@@ -140,7 +142,6 @@ def test_16bit_lookup_of_a_large_array_streams_into_an_unaligned_out(dtype):
     assert np.array_equal(out.view(np.uint16), table16("gelu", np.dtype(dtype).name).view(np.uint16)[bits])
 
 
-@pytest.mark.skipif(not NATIVE, reason="gelu_lab._native was not built")
 @pytest.mark.parametrize("name", NAMES)
 def test_threads_split_the_array_alike(name, monkeypatch):
     """One thread or two: the same values and the same sorted undecided indices."""
@@ -170,21 +171,16 @@ class _NoOpenMP:
         return False
 
 
-@pytest.mark.skipif(not NATIVE, reason="gelu_lab._native was not built")
 @pytest.mark.parametrize("name", NAMES)
 def test_python_threads_where_the_extension_has_no_openmp(name, monkeypatch):
     """Without OpenMP the array is split over Python threads: the same values and undecided indices."""
     x = np.random.default_rng(10).uniform(-15, 8, 40 * kernels.BLOCK * 8 + 5).astype(np.float32)
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    with kernels.threads(2):
         want = kernels.raw_f32(name, x)
         monkeypatch.setattr(kernels, "_native", _NoOpenMP(kernels._native))
         assert not kernels._native_threads()
         got = kernels.raw_f32(name, x)
         y16 = gelu_lab.gelu(x.astype(np.float16))
-    finally:
-        numba.set_num_threads(before)
     assert np.array_equal(got[0].view(np.uint32), want[0].view(np.uint32)) and np.array_equal(got[1], want[1])
     assert np.array_equal(y16.view(np.uint16), correctly_rounded("gelu", x.astype(np.float16)).view(np.uint16))
 
@@ -219,7 +215,6 @@ print(answer.decode() or "died")
 """
 
 
-@pytest.mark.skipif(not NATIVE or not hasattr(os, "fork"), reason="needs gelu_lab._native and fork")
 def test_a_forked_child_computes_without_the_parents_openmp_threads():
     """GNU OpenMP's threads do not survive a fork: after the parent ran parallel regions (gelu_lab's and
     torch's), a child computes on Python threads, with the same results, and does not hang.
@@ -231,7 +226,6 @@ def test_a_forked_child_computes_without_the_parents_openmp_threads():
     assert out.stdout.strip().splitlines()[-1:] == ["1"], (out.stdout, out.stderr[-2000:])
 
 
-@pytest.mark.skipif(not NATIVE or shutil.which("gcc") is None, reason="needs gelu_lab._native and gcc")
 def test_the_kernel_built_without_openmp(tmp_path):
     """setup.py's fallback where -fopenmp fails: the same source without it builds, runs one thread, agrees."""
     import sysconfig
@@ -255,7 +249,6 @@ def test_the_kernel_built_without_openmp(tmp_path):
         assert np.array_equal(np.sort(ua[:ca]), np.sort(ub[:cb]))
 
 
-@pytest.mark.skipif(not NATIVE, reason="gelu_lab._native was not built")
 @pytest.mark.parametrize("name", NAMES)
 def test_threads_crowded_with_undecided_inputs(name):
     """An array of nothing but undecided inputs on two threads: more than the first buffer
@@ -264,18 +257,13 @@ def test_threads_crowded_with_undecided_inputs(name):
     _, idx = kernels.raw_f32(name, x)
     hard = x[idx]
     packed = hard[np.resize(np.arange(hard.size), 1 << 18)]
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    with kernels.threads(2):
         y, left = kernels.raw_f32(name, packed)
-    finally:
-        numba.set_num_threads(before)
     assert np.array_equal(left, np.arange(packed.size))
     y[left] = correctly_rounded(name, packed[left])
     assert np.array_equal(y.view(np.uint32), correctly_rounded(name, packed).view(np.uint32))
 
 
-@pytest.mark.skipif(not NATIVE, reason="gelu_lab._native was not built")
 def test_out_aliasing_the_input_and_empty_arrays():
     x = np.linspace(-6, 6, 1001, dtype=np.float32)
     want = gelu_lab.gelu(x)
