@@ -58,10 +58,8 @@ def hard_inputs() -> np.ndarray:
             nt[key] = float(val)
     parts = []
     for fn in ("GELU", "GRAD"):
-        # the sub-ranges' ends in |x|: |x| (ALPHA + BETA |x|) = j + 1/2, on both sides of 0
-        alpha, beta = nt[f"NT_{fn}_ALPHA"], nt[f"NT_{fn}_BETA"]
-        ends = [(np.sqrt(alpha**2 + 4 * beta * (j + 0.5)) - alpha) / (2 * beta) if beta else (j + 0.5) / alpha for j in range(16)]
-        parts += [around(s * e, 2048) for e in ends for s in (1, -1)]
+        w = nt[f"NT_{fn}_W"]  # the sub-ranges' ends in |x|, (j + 1/2) W, on both sides of 0
+        parts += [around(s * (j + 0.5) * w, 2048) for j in range(16) for s in (1, -1)]
         parts += [around(nt[f"NT_{fn}_{t}"], 4096) for t in ("SAT", "ZERO")] + [around(-nt[f"NT_{fn}_SAT"], 4096)]
     parts.append(around(nt["NT_X0_HI"], 1 << 15))
     parts += [around(v, 4096) for v in (15.0, -15.0, 2.0**-30, -(2.0**-30), 1.0, -1.0)]

@@ -9,11 +9,11 @@ the positive half comes from a symmetry, so 16 sub-ranges cover half the width
     gelu:       GELU(x)  = x + GELU(-x)         (x Phi(x) - x = -x Phi(-x))
     gelu_grad:  GELU'(x) = 1 - GELU'(-x)        (Phi + x phi: Phi(-x) = 1 - Phi(x), x phi even*odd)
 
-With a = |x| and na = -a, sub-range k = round(a (ALPHA + BETA a)) in 0..15
-(BETA > 0 narrows the sub-ranges where a is large: Phi(-a) changes fastest
-there), read off the low bits of na (BETA na - ALPHA) + 1.5*2^52, so the
-table index is the low four bits of that double (one vpermt2pd per coefficient
-in the AVX-512 kernel). On each, with t = na + k W0 (exact: W0 has few bits),
+With a = |x| and na = -a, sub-range k = round(a / W) in 0..15 (W a multiple
+of 2^-10 just above SAT / 15.5), read off the low bits of a/W + 1.5*2^52, so
+the table index is the low four bits of that double (one vpermt2pd per
+coefficient in the AVX-512 kernel). On each, with t = na + k W (exact: W has
+few bits),
 
     gelu:       Phi(na)                ~ P_k(t),   GELU  = xpos + na P_k(t)
     gelu_grad:  GELU'(na)/(na - x0)    ~ P_k(t),   GELU' = x <= 0 ? d P_k(t) : 1 - d P_k(t),
@@ -41,7 +41,6 @@ Saturation thresholds (proved with mpmath, Q(a) = Phi(-a)):
 
 from __future__ import annotations
 
-import os
 import pathlib
 import sys
 
@@ -54,9 +53,8 @@ sys.path.insert(0, str(ROOT / "src"))
 from gelu_lab import kernels, numerics as nm  # noqa: E402
 
 mpmath.mp.dps = 40
-DEG = int(os.environ.get("GEN_DEG", 8))
+DEG = 8  # native.c's Estrin scheme is written out for it
 N_SUB = 16
-BETA = {"gelu": float(os.environ.get("GEN_BETA_GELU", 0.0)), "grad": float(os.environ.get("GEN_BETA_GRAD", 0.0))}
 X0 = mpmath.findroot(lambda t: mpmath.ncdf(t) + t * mpmath.npdf(t), mpmath.mpf("-0.7517915"))
 X0_HI, X0_LO = nm.grad_root_series()[:2]
 
@@ -74,25 +72,11 @@ def grad_ratio(na):
 FUNCS = {"gelu": gelu_phi, "grad": grad_ratio}
 
 
-def index_map(sat: float, beta: float):
-    """(ALPHA, W0, sub-range ends b[0..16] in a = |x|): k(a) = a (ALPHA + BETA a) reaches 15.5 just above SAT.
-
-    W0 (a multiple of 2^-10, so t = na + k W0 is exact) spaces the expansion
-    points -k W0; with BETA = 0 they are the sub-ranges' centres."""
-    top = 15.5 - 1e-3
-    if beta == 0:
-        w0 = np.ceil(sat / top * 1024) / 1024
-        alpha = 1 / w0
-    else:
-        alpha = (top - beta * sat * sat) / sat
-    assert sat * (alpha + beta * sat) < 15.5
-    ends = [0.0] + [float((-alpha + np.sqrt(alpha * alpha + 4 * beta * (j + 0.5))) / (2 * beta)) if beta else (j + 0.5) / alpha
-                    for j in range(N_SUB)]
-    if beta != 0:  # the expansion points nearest the sub-ranges' centres, in the least-squares sense
-        mid = np.array([(ends[k] + ends[k + 1]) / 2 for k in range(N_SUB)])
-        k = np.arange(N_SUB)
-        w0 = np.round(np.sum(k * mid) / np.sum(k * k) * 1024) / 1024
-    return alpha, w0, ends
+def width(sat: float) -> float:
+    """W: the multiple of 2^-10 (so k W and t = na + k W are exact) that puts SAT just inside sub-range 15."""
+    w = float(np.ceil(sat / (15.5 - 1e-3) * 1024) / 1024)
+    assert sat / w < 15.5
+    return w
 
 
 def fit(f, lo, hi, e, npts=160, rounds=25):
@@ -169,16 +153,17 @@ def main():
            "#define NT_DEG %d\n#define NT_N_SUB %d\n" % (DEG, N_SUB)]
     for name, f in FUNCS.items():
         sat, zero = th[name]
-        alpha, w0, ends = index_map(sat, BETA[name])
+        w = width(sat)
         coefs = np.zeros((DEG + 1, N_SUB))  # [j][k]
         eps = np.zeros(N_SUB)
-        for k in range(N_SUB):
-            c, err = fit(f, -ends[k + 1], -ends[k], -k * w0)
+        for k in range(N_SUB):  # |x| in [(k - 1/2) W, (k + 1/2) W), the first from 0
+            lo, hi = max(k - 0.5, 0.0) * w, (k + 0.5) * w
+            c, err = fit(f, -hi, -lo, -k * w)
             coefs[:, k] = c
             eps[k] = 2 * err + 1e-14
-            print(f"{name} k={k:2d} |x| in [{ends[k]:.4f}, {ends[k + 1]:.4f}) max rel err {err:.2e}", file=sys.stderr)
+            print(f"{name} k={k:2d} |x| in [{lo:.4f}, {hi:.4f}) max rel err {err:.2e}", file=sys.stderr)
         up = name.upper()
-        out.append(f"#define NT_{up}_ALPHA {float(alpha)!r}\n#define NT_{up}_BETA {float(BETA[name])!r}\n#define NT_{up}_W0 {float(w0)!r}\n")
+        out.append(f"#define NT_{up}_W {w!r}\n#define NT_{up}_INVW {1 / w!r}\n")
         out.append(f"#define NT_{up}_SAT {sat!r}\n#define NT_{up}_ZERO {zero!r}\n")
         out.append(f"static const double NT_{up}_C[{DEG + 1}][{N_SUB}] = {{\n")
         for j in range(DEG + 1):

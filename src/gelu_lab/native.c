@@ -16,7 +16,7 @@
  * per block of BLOCK inputs:
  *   1. the main pass. avx512 and scalar: x >= SAT -> the limit (x or 1);
  *      x < ZERO -> -0; |x| < SAT -> a degree-8 polynomial in t on one of 16
- *      sub-ranges of |x| picked by the low bits of |x| ALPHA + 1.5*2^52
+ *      sub-ranges of |x| of width W picked by the low bits of |x|/W + 1.5*2^52
  *      (AVX-512: coefficients from registers by vpermt2pd), fitted on the
  *      negative half only: with na = -|x|, GELU = max(x, 0) + na P(t) and
  *      GELU' = d P(t) (x <= 0) or 1 - d P(t) (x > 0), d = na - x0; the value
@@ -170,8 +170,7 @@ AI double estrin(double *c, double t) {
 AI int main_one(int fn, float xf, float *out) {
     const double(*C)[NT_N_SUB] = fn == FN_GELU ? NT_GELU_C : NT_GRAD_C;
     const double *EPS = fn == FN_GELU ? NT_GELU_EPS : NT_GRAD_EPS;
-    double alpha = fn == FN_GELU ? NT_GELU_ALPHA : NT_GRAD_ALPHA, beta = fn == FN_GELU ? NT_GELU_BETA : NT_GRAD_BETA;
-    double w0 = fn == FN_GELU ? NT_GELU_W0 : NT_GRAD_W0;
+    double w = fn == FN_GELU ? NT_GELU_W : NT_GRAD_W, invw = fn == FN_GELU ? NT_GELU_INVW : NT_GRAD_INVW;
     float sat = (float)(fn == FN_GELU ? NT_GELU_SAT : NT_GRAD_SAT);
     if (xf >= sat) {
         *out = fn == FN_GELU ? xf : 1.0f;
@@ -183,8 +182,8 @@ AI int main_one(int fn, float xf, float *out) {
     }
     if (!(fabsf(xf) < sat) || (fn == FN_GELU && fabsf(xf) < 0x1p-100f)) return 1; /* the tail, nan; GELU near 0 */
     double x = xf, na = -fabs(x);
-    double s = fma(na, fma(na, beta, -alpha), MAGIC); /* MAGIC + round(a (ALPHA + BETA a)) */
-    double t = fma(s - MAGIC, w0, na);
+    double s = fma(na, -invw, MAGIC); /* MAGIC + round(|x| / W) */
+    double t = fma(s - MAGIC, w, na);
     int i = (int)(bits_of(s) & (NT_N_SUB - 1));
     double c[NT_DEG + 1];
     for (int j = 0; j <= NT_DEG; j++) c[j] = C[j][i];
@@ -377,11 +376,9 @@ T_AVX512 AI __m512d estrin_512(__m512d *c, __m512d t) {
  * *dec: lanes whose float32 rounding the error bound decides */
 T_AVX512 AI __m256 main_8(int fn, __m512d na, __mmask8 pos, const __m512d *ca, const __m512d *cb, __m512i ea,
                           __m512i eb, __mmask8 *dec) {
-    const double alpha = fn == FN_GELU ? NT_GELU_ALPHA : NT_GRAD_ALPHA, beta = fn == FN_GELU ? NT_GELU_BETA : NT_GRAD_BETA;
-    const __m512d magic = _mm512_set1_pd(MAGIC), w0 = _mm512_set1_pd(fn == FN_GELU ? NT_GELU_W0 : NT_GRAD_W0);
-    __m512d v = beta == 0 ? _mm512_set1_pd(-alpha) : _mm512_fmadd_pd(na, _mm512_set1_pd(beta), _mm512_set1_pd(-alpha));
-    __m512d s = _mm512_fmadd_pd(na, v, magic);
-    __m512d t = _mm512_fmadd_pd(_mm512_sub_pd(s, magic), w0, na);
+    const __m512d magic = _mm512_set1_pd(MAGIC), w = _mm512_set1_pd(fn == FN_GELU ? NT_GELU_W : NT_GRAD_W);
+    __m512d s = _mm512_fmadd_pd(na, _mm512_set1_pd(fn == FN_GELU ? -NT_GELU_INVW : -NT_GRAD_INVW), magic);
+    __m512d t = _mm512_fmadd_pd(_mm512_sub_pd(s, magic), w, na);
     __m512i idx = _mm512_castpd_si512(s);
     __m512d cf[NT_DEG + 1];
 #pragma GCC unroll 16
@@ -598,10 +595,22 @@ static int supported(int v) {
     return 0;
 }
 
-/* [lo, hi) of x through one variant, block by block; the undecided go to und
- * at positions taken from *count (atomically: threads share it), as many as cap holds */
-static void run_f32(int fn, int v, const float *x, float *y, size_t lo, size_t hi, int64_t *und, size_t cap,
-                    int64_t base, size_t *count) {
+/* one call of f32: the function, variant and buffers; the undecided go to und at
+ * positions taken from *count (atomically: threads share it), as many as cap holds */
+struct f32_call {
+    int fn, v;
+    const float *x;
+    float *y;
+    int64_t *und;
+    size_t cap, count;
+};
+
+/* [lo, hi) of the call's x through its variant, block by block */
+static void run_f32(void *arg, size_t lo, size_t hi) {
+    struct f32_call *a = arg;
+    int fn = a->fn, v = a->v;
+    const float *x = a->x;
+    float *y = a->y;
     main_fn mf = fn == FN_GELU ? main_gelu_scalar : main_grad_scalar;
     settle_fn sf = fn == FN_GELU ? settle_gelu_scalar : settle_grad_scalar;
 #ifdef GL_X86
@@ -621,10 +630,10 @@ static void run_f32(int fn, int v, const float *x, float *y, size_t lo, size_t h
     for (size_t b = lo; b < hi; b += BLOCK) {
         size_t m = hi - b < BLOCK ? hi - b : BLOCK;
         size_t c = mf(x + b, y + b, m, list);
-        size_t k = sf(x + b, y + b, list, c, left, base + (int64_t)b);
+        size_t k = sf(x + b, y + b, list, c, left, (int64_t)b);
         if (k == 0) continue;
-        size_t at = __atomic_fetch_add(count, k, __ATOMIC_RELAXED);
-        for (size_t j = 0; j < k && at + j < cap; j++) und[at + j] = left[j];
+        size_t at = __atomic_fetch_add(&a->count, k, __ATOMIC_RELAXED);
+        for (size_t j = 0; j < k && at + j < a->cap; j++) a->und[at + j] = left[j];
     }
 }
 
@@ -632,59 +641,42 @@ static void run_f32(int fn, int v, const float *x, float *y, size_t lo, size_t h
  * CPU kernels on the same runtime (libgomp.so.1, loaded once per process), so
  * gelu_lab's work goes to the threads torch keeps spinning after its own ops
  * instead of competing with them for the cores. The array is cut into about
- * 8 parts per thread (at least MIN_PART inputs, whole blocks), handed out as
+ * 8 parts per thread (at least min_part inputs, whole blocks), handed out as
  * threads come free: a core shared with another process takes fewer. Built
  * without OpenMP, one thread: gelu_lab.kernels then splits the array over
  * Python threads itself. */
 #define MIN_PART (16 * BLOCK)
 
-/* (threads, part size) for n inputs */
-static int split(int threads, size_t n, size_t *part) {
+static void for_parts(size_t n, size_t min_part, int threads, void (*task)(void *, size_t, size_t), void *arg) {
     size_t t = threads < 1 ? 1 : (size_t)threads;
 #ifdef _OPENMP
-    if (t > n / MIN_PART) t = n / MIN_PART;
+    if (t > n / min_part) t = n / min_part;
 #else
     t = 1;
 #endif
     if (t <= 1) {
-        *part = n;
-        return 1;
-    }
-    size_t p = (n / (t * 8) + BLOCK - 1) / BLOCK * BLOCK;
-    *part = p < MIN_PART ? MIN_PART : p;
-    return (int)t;
-}
-
-static size_t f32_all(int fn, int v, const float *x, float *y, size_t n, int64_t *und, size_t cap, int threads) {
-    size_t count = 0, part;
-    int t = split(threads, n, &part);
-    if (t <= 1) {
-        run_f32(fn, v, x, y, 0, n, und, cap, 0, &count);
-        return count;
-    }
-    long parts = (long)((n + part - 1) / part);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(t)
-    for (long c = 0; c < parts; c++) {
-        size_t lo = (size_t)c * part, hi = lo + part < n ? lo + part : n;
-        run_f32(fn, v, x, y, lo, hi, und, cap, 0, &count);
-    }
-    return count;
-}
-
-static void lookup16_all(const uint16_t *tab, const uint16_t *b, uint16_t *o, size_t n, int threads) {
-    size_t part;
-    int t = split(threads, n / 4, &part), stream = n >= STREAM16; /* a lookup is cheap: parts of 4x the inputs */
-    part *= 4;
-    if (t <= 1) {
-        lookup16_scalar(tab, b, o, n, stream);
+        task(arg, 0, n);
         return;
     }
+    size_t part = (n / (t * 8) + BLOCK - 1) / BLOCK * BLOCK;
+    if (part < min_part) part = min_part;
     long parts = (long)((n + part - 1) / part);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(t)
+#pragma omp parallel for schedule(dynamic, 1) num_threads((int)t)
     for (long c = 0; c < parts; c++) {
-        size_t lo = (size_t)c * part, m = n - lo < part ? n - lo : part;
-        lookup16_scalar(tab, b + lo, o + lo, m, stream);
+        size_t lo = (size_t)c * part;
+        task(arg, lo, lo + part < n ? lo + part : n);
     }
+}
+
+struct lookup16_call {
+    const uint16_t *tab, *bits;
+    uint16_t *out;
+    int stream;
+};
+
+static void run_lookup16(void *arg, size_t lo, size_t hi) {
+    const struct lookup16_call *a = arg;
+    lookup16_scalar(a->tab, a->bits + lo, a->out + lo, hi - lo, a->stream);
 }
 
 /* ---- Python ---- */
@@ -700,9 +692,9 @@ static PyObject *py_f32(PyObject *self, PyObject *args) {
     else if ((size_t)by.len / sizeof(float) != n)
         PyErr_SetString(PyExc_ValueError, "buffer sizes do not match");
     else {
-        size_t nu, cap = (size_t)bu.len / sizeof(int64_t);
-        Py_BEGIN_ALLOW_THREADS nu = f32_all(fn, v, (const float *)bx.buf, (float *)by.buf, n, (int64_t *)bu.buf, cap, threads);
-        Py_END_ALLOW_THREADS res = PyLong_FromSize_t(nu);
+        struct f32_call call = {fn, v, bx.buf, by.buf, bu.buf, (size_t)bu.len / sizeof(int64_t), 0};
+        Py_BEGIN_ALLOW_THREADS for_parts(n, MIN_PART, threads, run_f32, &call);
+        Py_END_ALLOW_THREADS res = PyLong_FromSize_t(call.count);
     }
     PyBuffer_Release(&bx);
     PyBuffer_Release(&by);
@@ -719,8 +711,9 @@ static PyObject *py_lookup16(PyObject *self, PyObject *args) {
     if (bt.len < 2 * 65536 || (size_t)bo.len / 2 != n || !supported(v))
         PyErr_SetString(PyExc_ValueError, "table needs 65536 entries; bits and out one length; a supported variant");
     else {
+        struct lookup16_call call = {bt.buf, bb.buf, bo.buf, n >= STREAM16};
         Py_BEGIN_ALLOW_THREADS
-        lookup16_all((const uint16_t *)bt.buf, (const uint16_t *)bb.buf, (uint16_t *)bo.buf, n, threads);
+        for_parts(n, 4 * MIN_PART, threads, run_lookup16, &call); /* a lookup is cheap: parts of 4x the inputs */
         Py_END_ALLOW_THREADS
         Py_INCREF(Py_None);
         res = Py_None;
