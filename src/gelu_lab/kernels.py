@@ -73,13 +73,11 @@ import os
 import numba
 import numpy as np
 from numba.core import types
-
-from . import forks
 from llvmlite import ir
 from numba.extending import intrinsic
 from scipy import special
 
-from . import numerics as nm
+from . import forks, numerics as nm
 from .rounding import _FLAGS, round_flag
 
 A_CUT = 15.0  # beyond |x| = 15 the float32 results are the limits
@@ -343,10 +341,7 @@ def lookup16(table: np.ndarray, x: np.ndarray, out: np.ndarray | None = None) ->
         _gather16(table.view(np.uint16), bits, flat)
         return res
     t16 = table.view(np.uint16)
-    if _native_threads():
-        _native.lookup16(t16, bits, flat, _VARIANTS[v], thread_count())
-    else:
-        _parallel(lambda lo, hi: _native.lookup16(t16, bits[lo:hi], flat[lo:hi], _VARIANTS[v]), bits.size)
+    _native_parts(lambda lo, hi, threads: _native.lookup16(t16, bits[lo:hi], flat[lo:hi], _VARIANTS[v], threads), bits.size)
     return res
 
 
@@ -475,23 +470,24 @@ def _parallel(task, n: int, min_part: int = 1 << 15):
 def _native_f32(name: str, v: int, x: np.ndarray, out: np.ndarray) -> np.ndarray:
     """Undecided indices (sorted) after the native kernel wrote x's values into out."""
     fn = 0 if name == "gelu" else 1
-    if _native_threads():  # one call, the extension's own (OpenMP) threads
-        und = np.empty(min(x.size, 256 + x.size // 128), dtype=np.int64)  # typical inputs: ~1e-4 undecided
-        c = _native.f32(fn, v, x, out, und, thread_count())
+
+    def part(lo, hi, threads):
+        und = np.empty(min(hi - lo, 256 + (hi - lo) // 128), dtype=np.int64)  # typical inputs: ~1e-4 undecided
+        c = _native.f32(fn, v, x[lo:hi], out[lo:hi], und, threads)
         if c > und.size:  # crowded with undecided inputs (structured data): again, with room for all
             und = np.empty(c, dtype=np.int64)
-            _native.f32(fn, v, x, out, und, thread_count())
-        return np.sort(und[:c])
-
-    def part(lo, hi):
-        und = np.empty(min(hi - lo, 256 + (hi - lo) // 128), dtype=np.int64)
-        c = _native.f32(fn, v, x[lo:hi], out[lo:hi], und)
-        if c > und.size:
-            und = np.empty(c, dtype=np.int64)
-            _native.f32(fn, v, x[lo:hi], out[lo:hi], und)
+            _native.f32(fn, v, x[lo:hi], out[lo:hi], und, threads)
         return np.sort(und[:c]) + lo
 
-    return np.concatenate(_parallel(part, x.size))
+    return np.concatenate(_native_parts(part, x.size))
+
+
+def _native_parts(task, n: int) -> list:
+    """[task(lo, hi, threads)] over [0, n): one call on the extension's own threads where it
+    has them (:func:`_native_threads`), else parts on Python threads, one thread each."""
+    if _native_threads():
+        return [task(0, n, thread_count())]
+    return _parallel(lambda lo, hi: task(lo, hi, 1), n)
 
 
 def _native_threads() -> bool:
