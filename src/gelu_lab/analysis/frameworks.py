@@ -1,7 +1,6 @@
 """Which GELU form each framework computes by default, and how well it computes it.
 
     defaults() -> [Default]        each installed framework asked live, the others documented
-    torch_default() -> dict | None  what the installed torch says
     accuracy_rows(store=None) -> [dict]   the measured table: per framework, form and format,
                                    the ULP accuracy against the correctly rounded value
 
@@ -22,17 +21,12 @@ binades made at the same time); the reader's store, else the set shipped in ``ge
 
 from __future__ import annotations
 
-import functools
-import inspect
 from dataclasses import dataclass
 
 from .. import results
 from ..activations import canonical
 from . import accuracy as acc
 from . import framework_impls as fi
-
-TORCH_FORMS = {"none": "gelu", "tanh": "gelu_tanh"}  # torch's `approximate` -> registry name
-
 
 @dataclass(frozen=True)
 class Default:
@@ -47,10 +41,19 @@ class Default:
 HF_NAMES = (("gelu", "GELUActivation"), ("gelu_new", "NewGELUActivation"),
             ("gelu_pytorch_tanh", "PytorchGELUTanh"), ("quick_gelu", "QuickGELUActivation"))
 
-ASKED = {  # framework -> (name in the table, the call, how the default reads, where the live answer comes from)
-    "jax": ("JAX", "jax.nn.gelu(x)", lambda f: f"approximate={f == 'gelu_tanh'}", "def gelu in jax/_src/nn/functions.py"),
-    "tensorflow": ("TensorFlow", "tf.nn.gelu(features)", lambda f: f"approximate={f == 'gelu_tanh'}", "def gelu in tensorflow/python/ops/nn_ops.py"),
-    "onnxruntime": ("ONNX", "Gelu(X)", lambda f: f"approximate='{'tanh' if f == 'gelu_tanh' else 'none'}'", "onnx.defs.get_schema('Gelu')"),
+def _as_bool(form: str) -> str:
+    return f"approximate={form == 'gelu_tanh'}"
+
+
+def _as_text(form: str) -> str:
+    return f"approximate='{'tanh' if form == 'gelu_tanh' else 'none'}'"
+
+
+ASKED = {  # package -> (name in the table, the call, how the default reads, where the live answer comes from)
+    "torch": ("PyTorch", "torch.nn.GELU() · F.gelu(x)", _as_text, "inspect.signature(torch.nn.GELU)"),
+    **{p: (name, call, _as_bool, f"def gelu in {p}/{fi.SOURCES[p]}")
+       for p, name, call in (("jax", "JAX", "jax.nn.gelu(x)"), ("tensorflow", "TensorFlow", "tf.nn.gelu(features)"))},
+    "onnxruntime": ("ONNX", "Gelu(X)", _as_text, "onnx.defs.get_schema('Gelu')"),
 }
 DOCUMENTED = (
     Default("JAX", "jax.nn.gelu(x, approximate=True)", "approximate=True", "gelu_tanh", "jax/_src/nn/functions.py"),
@@ -62,33 +65,18 @@ DOCUMENTED = (
 )
 
 
-@functools.cache
-def torch_default() -> dict | None:
-    """{"version", "default"} of the installed torch's GELU, or None without torch."""
-    try:
-        import torch
-    except ImportError:
-        return None
-    default = inspect.signature(torch.nn.GELU.__init__).parameters["approximate"].default
-    return {"version": torch.__version__, "default": default}
-
-
 def defaults() -> list[Default]:
-    """Every row: PyTorch first (asked, when installed), then JAX, TensorFlow and ONNX (asked
-    when installed, else documented), then the documented ones (Keras, transformers)."""
-    rows = []
-    td = torch_default()
-    if td is not None and td["default"] in TORCH_FORMS:
-        rows.append(Default(f"PyTorch {td['version']}", "torch.nn.GELU() · F.gelu(x)", f"approximate='{td['default']}'",
-                            TORCH_FORMS[td["default"]], "inspect.signature(torch.nn.GELU)", asked=True))
+    """Every row: PyTorch, JAX, TensorFlow and ONNX, each asked when installed (else its documented
+    row, if it has one), then the documented ones (Keras, transformers)."""
     asked = {}
     for package, (name, call, says, how) in ASKED.items():
         form = fi.default_form(package)
         if form is not None:
             shown = "ONNX Runtime" if package == "onnxruntime" else name  # the ONNX operator as the runtime installed here has it
             asked[name] = Default(f"{shown} {fi.installed(package)}", call, says(form), form, how, asked=True)
-    rows += [asked[name] for name, *_ in ASKED.values() if name in asked]
-    order = [name for name, *_ in ASKED.values()]  # the documented rows of the ones not installed, in that order, then the rest
+    order = [name for name, *_ in ASKED.values()]
+    rows = [asked[name] for name in order if name in asked]
+    # the documented rows of the ones not installed, in that order, then the rest
     rows += sorted((d for d in DOCUMENTED if d.framework in order and d.framework not in asked), key=lambda d: order.index(d.framework))
     return rows + [d for d in DOCUMENTED if d.framework not in order]
 
