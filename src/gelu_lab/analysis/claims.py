@@ -178,15 +178,12 @@ def _jax_asked():
 def _jax_default(store, measure):
     """A measurement of JAX when the frameworks table has one (the form jax.nn.gelu computes
     unasked, recorded with the run, and how well each form rounds); else JAX asked now; else untested."""
-    rows = _jax_measured(store)
-    if rows is None:
+    rows = _jax_measured(store) or []
+    default = next((r["form"] for r in rows if r["default"]), None)
+    if default is None:  # no measurement, or none that knows the default
         asked = _jax_asked()
         return asked if asked is not None else _ev("untested", {}, "note.jax_missing", how=JAX_HOW)
     by_form = {r["form"]: r for r in rows}
-    default = next((r["form"] for r in rows if r["default"]), None)
-    if default is None:
-        asked = _jax_asked()
-        return asked if asked is not None else _ev("untested", {}, "note.jax_missing", how=JAX_HOW)
     d = by_form[default]
     prov = d["provenance"]
     f = {"jax": d["version"], "default_form": default,

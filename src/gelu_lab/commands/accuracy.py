@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 
 from ..analysis import accuracy as acc
+from ..analysis import framework_impls as fi
 from ..results.printing import emit, to_json
 from ..reference import REFERENCES
 
@@ -14,8 +15,8 @@ COLUMNS = ["region", "n", "wrong", "frac_wrong", "max_ulp", "argmax_x", *acc.CAT
 def register(sub):
     p = sub.add_parser("accuracy", help="ULP error of an implementation (built-in, torch:NAME or module:function)")
     p.add_argument("--impl", required=True, action="append",
-                   help="gelu, gelu_grad, gelu_tanh, ..., torch:gelu, torch:gelu_tanh, torch:gelu_grad, jax:gelu, jax:gelu_tanh, "
-                        "tensorflow:gelu, tensorflow:gelu_tanh, onnxruntime:Gelu, onnxruntime:Gelu_tanh, numpy:naive, scipy, "
+                   help=f"gelu, gelu_grad, gelu_tanh, ..., torch:gelu, torch:gelu_tanh, torch:gelu_grad, "
+                        f"{', '.join(s for s in fi.SPECS if not s.startswith('torch:'))}, "
                         "or module:function; repeat it to measure several over the same inputs (the reference computed once)")
     p.add_argument("--reference", choices=list(REFERENCES), help="the function the impl computes (default: its own; gelu for module:function)")
     p.add_argument("--dtype", default="float32", choices=acc.DTYPES)
