@@ -55,9 +55,11 @@
     });
     return lines.join("<br>");
   }
+  function keys(path) { return path.replace(/\[(\d+)\]/g, ".$1").split("."); }  // "annotations[2].text" -> its keys
   function get(obj, path) {
-    return path.replace(/\[(\d+)\]/g, ".$1").split(".").reduce(function (o, k) { return o == null ? undefined : o[k]; }, obj);
+    return keys(path).reduce(function (o, k) { return o == null ? undefined : o[k]; }, obj);
   }
+  function r6(v) { return Math.round(v * 1e6) / 1e6; }  // a domain or position, as a layout writes it
   function same(a, b) { return a === b || JSON.stringify(a) === JSON.stringify(b); }
   function lineCount(text) { return typeof text === "string" ? text.split(/<br\s*\/?>/i).length : 1; }
 
@@ -114,7 +116,7 @@
     return out;
   }
   function unique(values) {
-    return values.map(function (v) { return Math.round(v * 1e6) / 1e6; }).filter(function (v, i, a) { return a.indexOf(v) === i; });
+    return values.map(r6).filter(function (v, i, a) { return a.indexOf(v) === i; });
   }
   const PANEL = 120;  // px: the narrowest panel worth drawing side by side
 
@@ -169,7 +171,7 @@
         gap = Math.max(gap, labels + (title ? ax.title.font.size * 1.3 + 8 : 0) + 8);
       });
       gap = Math.min(gap, 0.3 * w) / w;
-      const colW = (1 - gap * (C - 1)) / C, r6 = function (v) { return Math.round(v * 1e6) / 1e6; };
+      const colW = (1 - gap * (C - 1)) / C;
       ps.forEach(function (p) { p.nxd = [r6(p.col * (colW + gap)), r6(p.col * (colW + gap) + colW)]; });
       if (!reflow) {
         ps.forEach(function (p) { if (!same(p.nxd, p.xd.map(r6))) out[p.x + ".domain"] = p.nxd; });
@@ -217,7 +219,7 @@
       const was = tops.length > 1 ? (ps.find(function (p) { return Math.abs(p.yd[1] - tops[0]) < 1e-6; }).yd[0] - tops[1]) * h : 0;
       const hasXTitle = !xShared && ps.some(function (p) { return orig(p.x + ".title.text"); });  // a title of its own under each panel
       const gap = Math.max(was, 28 + (hasXTitle ? 26 + xLines : 0) + rowLines + 6);  // tick labels, axis title, the next panel's title
-      const H = rows * ph + (rows - 1) * gap, r6 = function (v) { return Math.round(v * 1e6) / 1e6; };
+      const H = rows * ph + (rows - 1) * gap;
       ps.forEach(function (p, i) {
         const top = 1 - p.row * (ph + gap) / H;
         if (xShared) out[p.x + ".title.text"] = i + fitCols >= ps.length ? xTitle(p.x, xShared) : "";
@@ -241,7 +243,7 @@
       // at the top, not down into the panels' titles (plotly.js 4 sets a title of more than one
       // line a line higher than its y says)
       Object.assign(out, { "title.yref": "container", "title.yanchor": "top",
-        "title.y": Math.round((1 - (8 + (titleLines > 1 ? L.title.font.size : 0)) / height) * 1e6) / 1e6 });
+        "title.y": r6(1 - (8 + (titleLines > 1 ? L.title.font.size : 0)) / height) });
     }
     return out;
   }
@@ -250,8 +252,8 @@
   function changed(layout, upd) {
     const out = JSON.parse(JSON.stringify(layout));
     Object.keys(upd).forEach(function (path) {
-      const keys = path.replace(/\[(\d+)\]/g, ".$1").split("."), last = keys.pop();
-      const o = keys.reduce(function (o, k) { return o[k] == null ? (o[k] = {}) : o[k]; }, out);
+      const ks = keys(path), last = ks.pop();
+      const o = ks.reduce(function (o, k) { return o[k] == null ? (o[k] = {}) : o[k]; }, out);
       if (upd[path] === null) delete o[last]; else o[last] = upd[path];
     });
     return out;
