@@ -174,9 +174,6 @@ def _libm_f32(x, grad, root, rc, out, flags):
         round_flag(xi, y, y - err, y + err, out, flags, i)
 
 
-# the same loop in one thread, for the few inputs a kernel leaves undecided: starting
-# numba's parallel region costs more than they do, and its OpenMP workers then spin
-# on the cores the next kernel call wants (2 threads ran at half the speed of 1)
 def _serial_copy(f, name: str):
     """f's Python function under another name: numba's cache files are named by the function's
     qualified name, not by its flags, so a serial build of the very same function would load the
@@ -186,6 +183,9 @@ def _serial_copy(f, name: str):
     return g
 
 
+# the same loop in one thread, for the few inputs a kernel leaves undecided: starting
+# numba's parallel region costs more than they do, and its OpenMP workers then spin
+# on the cores the next kernel call wants (2 threads ran at half the speed of 1)
 _libm_f32_serial = numba.njit(cache=True)(_serial_copy(_libm_f32.py_func, "_libm_f32_serial"))
 SERIAL_BELOW = 1 << 16
 

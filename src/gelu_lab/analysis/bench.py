@@ -42,10 +42,7 @@ def time_call(fn: Callable, repeats: int = 5, min_sample_s: float = 2e-3, clock:
     not slowed by other processes sharing the core, but blind to work done in
     other threads, so only meaningful at one thread).
     """
-    if repeats < 1:
-        raise ValueError("repeats must be >= 1")
-    inner = _calibrate(fn, min_sample_s, clock)
-    return _summary([_sample(fn, inner, clock) for _ in range(repeats)], inner)
+    return time_interleaved({"": fn}, repeats, min_sample_s, clock)[""]
 
 
 def _calibrate(fn: Callable, min_sample_s: float, clock: str) -> int:
@@ -65,11 +62,6 @@ def _sample(fn: Callable, inner: int, clock: str) -> float:
     return (now() - t0) / inner
 
 
-def _summary(samples: list[float], inner: int) -> dict:
-    return {"median_s": statistics.median(samples), "min_s": min(samples), "max_s": max(samples), "repeats": len(samples),
-            "inner": inner}
-
-
 def time_interleaved(fns: dict, repeats: int = 5, min_sample_s: float = 2e-3, clock: str = "wall") -> dict:
     """time_call for several callables at once, sampled in turn (a, b, c, a, b, c, ...).
 
@@ -83,7 +75,8 @@ def time_interleaved(fns: dict, repeats: int = 5, min_sample_s: float = 2e-3, cl
     for _ in range(repeats):
         for k, f in fns.items():
             samples[k].append(_sample(f, inner[k], clock))
-    return {k: _summary(v, inner[k]) for k, v in samples.items()}
+    return {k: {"median_s": statistics.median(v), "min_s": min(v), "max_s": max(v), "repeats": repeats, "inner": inner[k]}
+            for k, v in samples.items()}
 
 
 @dataclass(frozen=True)
@@ -242,11 +235,9 @@ ISA_FLAGS = ("avx512f", "avx512vl", "avx2", "fma")  # what the native kernel's v
 
 def cpu_isa() -> str:
     """The instruction-set extensions of ISA_FLAGS this CPU reports (/proc/cpuinfo; "" elsewhere)."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
-    except OSError:
-        return ""
+    from ..results.store import cpuinfo
+
+    flags = cpuinfo().get("flags", "").split()
     return " ".join(fl for fl in ISA_FLAGS if fl in flags)
 
 

@@ -12,6 +12,7 @@ from dash import html
 
 from ..analysis import frameworks
 from ..results.printing import sig
+from ..results.store import FRAMEWORKS
 from . import content
 from .components import full, md, values_table
 
@@ -53,7 +54,7 @@ def provenance(rows: list[dict], t: dict) -> str:
     dates = sorted({str(p.get("date", "?"))[:10] for p in provs})
     versions = {}
     for p in provs:
-        for k in ("numpy", "scipy", "torch", "jax", "jaxlib", "tensorflow", "onnxruntime", "onnx"):
+        for k in ("numpy", "scipy", *FRAMEWORKS):
             if k in p:
                 versions[k] = p[k]
     sources = {r["source"] for r in rows}

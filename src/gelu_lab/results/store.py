@@ -83,6 +83,9 @@ def now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
+FRAMEWORKS = ("torch", "jax", "jaxlib", "tensorflow", "onnxruntime", "onnx")  # their versions join the provenance when a run loaded them
+
+
 def provenance(command: str | None = None) -> dict:
     """Where a measurement came from: command, versions, machine, date.
 
@@ -102,7 +105,7 @@ def provenance(command: str | None = None) -> dict:
         "processor": _cpu_name(),
         "cpus": os.cpu_count(),
     }
-    for package in ("torch", "jax", "jaxlib", "tensorflow", "onnxruntime", "onnx"):  # the frameworks a measurement loaded
+    for package in FRAMEWORKS:
         if package in sys.modules:
             info[package] = getattr(sys.modules[package], "__version__", "?")
     from .. import __version__
@@ -160,21 +163,27 @@ def portable(value):
     return value
 
 
-def _cpu_name() -> str:
-    """The CPU's model name, with its family and model numbers where /proc/cpuinfo has them
-    (a VM may report only "AMD EPYC", which names no generation: family 23 is Zen 1-2, 25 Zen 3-4, 26 Zen 5)."""
+def cpuinfo() -> dict:
+    """The first processor's fields in /proc/cpuinfo ({} where there is none)."""
+    fields = {}
     try:
-        fields = {}
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             key, _, value = line.partition(":")
             if not key.strip() and fields:
                 break  # the first processor's block is enough
             fields.setdefault(key.strip(), value.strip())
-        if "model name" in fields:  # "Family F Model M", as Windows' platform.processor() writes them
-            nums = [f"{label} {fields[k]}" for k, label in (("cpu family", "Family"), ("model", "Model")) if fields.get(k)]
-            return fields["model name"] + (f" ({' '.join(nums)})" if nums else "")
     except OSError:
         pass
+    return fields
+
+
+def _cpu_name() -> str:
+    """The CPU's model name, with its family and model numbers where /proc/cpuinfo has them
+    (a VM may report only "AMD EPYC", which names no generation: family 23 is Zen 1-2, 25 Zen 3-4, 26 Zen 5)."""
+    fields = cpuinfo()
+    if "model name" in fields:  # "Family F Model M", as Windows' platform.processor() writes them
+        nums = [f"{label} {fields[k]}" for k, label in (("cpu family", "Family"), ("model", "Model")) if fields.get(k)]
+        return fields["model name"] + (f" ({' '.join(nums)})" if nums else "")
     return platform.processor() or "unknown"
 
 
