@@ -53,7 +53,7 @@ Ziv test of the sub-range's bound and hands everything else (the tail, nan,
 undecided roundings) to the tiers above, ported to C. Built with OpenMP, it
 runs its own threads (:func:`thread_count` of them), on the runtime torch
 uses. Variants:
-"avx512", "avx2" (AVX2+FMA: the tiers above over every input), "scalar"
+"avx512", "avx2" (AVX2+FMA: the same method, 4 lanes), "scalar"
 (portable C, fma()), chosen by :func:`variant`: AVX-512 where the CPU has it,
 else numba (faster than the AVX2 and scalar variants; ``GELU_LAB_KERNEL``
 forces any of them). `bench/exhaustive_native.py` checks every variant on

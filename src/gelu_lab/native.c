@@ -14,21 +14,20 @@
  *
  * Method (constants in native_tables.h, made by tools/gen_native_tables.py),
  * per block of BLOCK inputs:
- *   1. the main pass. avx512 and scalar: x >= SAT -> the limit (x or 1);
+ *   1. the main pass, every variant: x >= SAT -> the limit (x or 1);
  *      x < ZERO -> -0; |x| < SAT -> a degree-8 polynomial in t on one of 16
  *      sub-ranges of |x| of width W picked by the low bits of |x|/W + 1.5*2^52
- *      (AVX-512: coefficients from registers by vpermt2pd), fitted on the
+ *      (AVX-512: coefficients from registers by vpermt2pd; AVX2: from each
+ *      lane's row of a table, loads and in-lane shuffles), fitted on the
  *      negative half only: with na = -|x|, GELU = max(x, 0) + na P(t) and
  *      GELU' = d P(t) (x <= 0) or 1 - d P(t) (x > 0), d = na - x0; the value
  *      is rounded once to float32 and kept where a Ziv test with the
  *      sub-range's bound EPS[k] decides; every other input (the tail, nan,
  *      for GELU |x| < 2^-100, an undecided rounding) is listed.
- *      avx2: gelu_lab.kernels' FAST tier (GELU) or TIGHT tier (GELU') over
- *      every input, 4 lanes; the undecided (and GELU' near its root) listed.
  *   2. the listed inputs, gathered while the block is in cache: the FAST tier
- *      (avx512) or TIGHT tier (avx2) for GELU, the TIGHT tier (avx512) or root
- *      series (avx2) for GELU', vectorised; what is left by the scalar tiers
- *      (scalar: all of it); what TIGHT cannot decide is returned as undecided.
+ *      for GELU, the TIGHT tier for GELU', vectorised (avx512, avx2); what is
+ *      left by the scalar tiers (scalar: all of it); what TIGHT cannot decide
+ *      is returned as undecided.
  * Error bounds: EPS[k] is twice the fit's measured maximum plus 1e-14; the
  * tiers' are gelu_lab.kernels' (tested against mpmath). bench/exhaustive_native.py
  * checks every variant on all 2^32 float32 inputs against the numba kernel.
@@ -234,9 +233,11 @@ INSTANTIATE(scalar, , main_scalar_body)
 #define T_FMA __attribute__((target("fma")))
 INSTANTIATE(scalarfma, T_FMA, main_scalar_body)
 
-/* ---- AVX2 + FMA: 4 lanes of the general path over every input ----
- * (no permute across 16 doubles in AVX2, and gathers are slow: the main pass is
- * the FAST tier of GELU / the TIGHT tier of GELU', as in gelu_lab.kernels) */
+/* ---- AVX2 + FMA: 4 lanes ----
+ * The main pass and its settling as in the AVX-512 kernel below, at half the
+ * width. Its float64 work bounds it: the numba kernel, with its division, was
+ * faster on the machines measured held to AVX2 (README), so kernels.variant()
+ * runs numba where there is no AVX-512. */
 #define T_AVX2 __attribute__((target("avx2,fma")))
 
 T_AVX2 AI __m256d poly2_256(const double *c0, const double *c1, int m, __m256d t) {
@@ -259,11 +260,11 @@ T_AVX2 AI __m256d exp_nonpos_256(__m256d z, const double *e0, const double *e1, 
 
 /* 4 lanes of gelu_tier (FAST) or grad_tight (TIGHT); *flag: bits of the undecided
  * lanes, and for GELU' of those near its root (left to the scalar tier's series) */
-T_AVX2 AI __m128 tier_256(int fn, int tight, __m128 xf, unsigned *flag) {
+T_AVX2 AI __m128 tier_256(int fn, __m128 xf, unsigned *flag) {
     const __m256d sign = _mm256_set1_pd(-0.0), zero = _mm256_setzero_pd();
     __m256d x = _mm256_cvtps_pd(xf), ax = _mm256_andnot_pd(sign, x);
     __m256d a = _mm256_min_pd(ax, _mm256_set1_pd(NT_A_CUT)); /* nan -> A_CUT */
-    int fast = fn == FN_GELU && !tight;
+    int fast = fn == FN_GELU;
     double c = fast ? NT_FAST_MAPC : NT_TIGHT_MAPC, rel = fast ? NT_FAST_REL : NT_TIGHT_REL;
     __m256d y = _mm256_div_pd(_mm256_sub_pd(a, _mm256_set1_pd(c)), _mm256_add_pd(a, _mm256_set1_pd(c)));
     __m256d h = fast ? poly2_256(NT_FAST_H0, NT_FAST_H1, NT_FAST_HM, y) : poly2_256(NT_TIGHT_H0, NT_TIGHT_H1, NT_TIGHT_HM, y);
@@ -300,38 +301,106 @@ T_AVX2 AI __m128 tier_256(int fn, int tight, __m128 xf, unsigned *flag) {
     return _mm_blendv_ps(_mm256_cvtpd_ps(v), _mm_max_ps(lo32, hi32), _mm_and_ps(und, tiny));
 }
 
+/* the main pass, 4 lanes (main_one's steps): AVX2 has no permute across 16
+ * doubles, so each lane's coefficients come from its sub-range's row of ROWS
+ * (9 coefficients, EBITS's bits, padding), two at a time: rows r0 | r2 and
+ * r1 | r3 loaded as halves, then interleaved (loads and in-lane shuffles,
+ * cheap on every AVX2 core, where lane-crossing permutes and gathers are not) */
+static double ROWS[2][NT_N_SUB][12] __attribute__((aligned(32)));
+
+static void fill_rows(void) {
+    for (int k = 0; k < NT_N_SUB; k++)
+        for (int f = 0; f < 2; f++) {
+            for (int j = 0; j <= NT_DEG; j++) ROWS[f][k][j] = f == FN_GELU ? NT_GELU_C[j][k] : NT_GRAD_C[j][k];
+            memcpy(&ROWS[f][k][NT_DEG + 1], f == FN_GELU ? &NT_GELU_EBITS[k] : &NT_GRAD_EBITS[k], 8);
+        }
+}
+
+T_AVX2 AI __m256d estrin_256(__m256d *c, __m256d t) {
+    ESTRIN8(_mm256_fmadd_pd, _mm256_mul_pd, c, t);
+    return c[0];
+}
+
+/* na = -|x| as doubles, pos: x > 0 as 64-bit masks; the float32 values, and in
+ * *dec (4 bits) the lanes whose rounding the error bound decides */
+T_AVX2 AI __m128 main_4(int fn, __m256d na, __m256d pos, const double (*rows)[12], unsigned *dec) {
+    const __m256d magic = _mm256_set1_pd(MAGIC), w = _mm256_set1_pd(fn == FN_GELU ? NT_GELU_W : NT_GRAD_W);
+    __m256d s = _mm256_fmadd_pd(na, _mm256_set1_pd(fn == FN_GELU ? -NT_GELU_INVW : -NT_GRAD_INVW), magic);
+    __m256d t = _mm256_fmadd_pd(_mm256_sub_pd(s, magic), w, na);
+    __m256i k = _mm256_and_si256(_mm256_castpd_si256(s), _mm256_set1_epi64x(NT_N_SUB - 1));
+    __m128i klo = _mm256_castsi256_si128(k), khi = _mm256_extracti128_si256(k, 1);
+    const double *r0 = rows[_mm_cvtsi128_si64(klo)], *r1 = rows[_mm_extract_epi64(klo, 1)];
+    const double *r2 = rows[_mm_cvtsi128_si64(khi)], *r3 = rows[_mm_extract_epi64(khi, 1)];
+    __m256d cf[NT_DEG + 3];
+#pragma GCC unroll 8
+    for (int j = 0; j < NT_DEG + 2; j += 2) {
+        __m256d a = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_load_pd(r0 + j)), _mm_load_pd(r2 + j), 1);
+        __m256d b = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_load_pd(r1 + j)), _mm_load_pd(r3 + j), 1);
+        cf[j] = _mm256_unpacklo_pd(a, b);
+        cf[j + 1] = _mm256_unpackhi_pd(a, b);
+    }
+    __m256i ebits = _mm256_castpd_si256(cf[NT_DEG + 1]);
+    __m256d p = estrin_256(cf, t), g;
+    if (fn == FN_GELU) {
+        g = _mm256_fmadd_pd(na, p, _mm256_and_pd(pos, _mm256_sub_pd(_mm256_setzero_pd(), na)));
+    } else {
+        __m256d d = _mm256_sub_pd(_mm256_sub_pd(na, _mm256_set1_pd(NT_X0_HI)), _mm256_set1_pd(NT_X0_LO));
+        g = _mm256_mul_pd(d, p);
+        g = _mm256_blendv_pd(g, _mm256_sub_pd(_mm256_set1_pd(1.0), g), pos);
+    }
+    /* main_8's test on g's bits: decided where |off| > EBITS */
+    __m256i off = _mm256_sub_epi64(_mm256_and_si256(_mm256_castpd_si256(g), _mm256_set1_epi64x((1LL << 29) - 1)),
+                                   _mm256_set1_epi64x(1LL << 28));
+    __m256i far = _mm256_or_si256(_mm256_cmpgt_epi64(off, ebits),
+                                  _mm256_cmpgt_epi64(_mm256_sub_epi64(_mm256_setzero_si256(), ebits), off));
+    *dec = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(far));
+    return _mm256_cvtpd_ps(g);
+}
+
 T_AVX2 AI size_t main_avx2_body(int fn, const float *x, float *y, size_t n, uint32_t *list) {
+    const double(*rows)[12] = ROWS[fn];
+    const float satf = (float)(fn == FN_GELU ? NT_GELU_SAT : NT_GRAD_SAT);
+    const __m256 sat = _mm256_set1_ps(satf), zero = _mm256_set1_ps((float)(fn == FN_GELU ? NT_GELU_ZERO : NT_GRAD_ZERO));
+    const __m256i absf = _mm256_set1_epi32(0x7fffffff), tiny1 = _mm256_set1_epi32(0x0d800000 - 1); /* 2^-100 */
+    int32_t satb;
+    memcpy(&satb, &satf, 4);
+    const __m256i satbits = _mm256_set1_epi32(satb);
+    const __m256 negz = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f);
     size_t c = 0, i = 0;
-    for (; i + 4 <= n; i += 4) {
-        unsigned m;
-        _mm_storeu_ps(y + i, tier_256(fn, 0, _mm_loadu_ps(x + i), &m));
+    for (; i + 8 <= n; i += 8) {
+        __m256 xf = _mm256_loadu_ps(x + i);
+        __m256i xb = _mm256_castps_si256(xf), ab = _mm256_and_si256(xb, absf);
+        __m256 m_sat = _mm256_cmp_ps(xf, sat, _CMP_GE_OQ), m_zero = _mm256_cmp_ps(xf, zero, _CMP_LT_OQ);
+        __m256i m_main = _mm256_cmpgt_epi32(satbits, ab); /* |x| < SAT (nan: no) */
+        if (fn == FN_GELU) /* |x| < 2^-100 to the tiers, as in main_avx512_body */
+            m_main = _mm256_and_si256(m_main, _mm256_cmpgt_epi32(ab, tiny1));
+        __m256i m_pos = _mm256_cmpgt_epi32(xb, _mm256_setzero_si256());
+        __m256 nf = _mm256_or_ps(xf, negz);
+        __m256d nlo = _mm256_cvtps_pd(_mm256_castps256_ps128(nf)), nhi = _mm256_cvtps_pd(_mm256_extractf128_ps(nf, 1));
+        __m256d plo = _mm256_castsi256_pd(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(m_pos)));
+        __m256d phi = _mm256_castsi256_pd(_mm256_cvtepi32_epi64(_mm256_extracti128_si256(m_pos, 1)));
+        unsigned dlo, dhi;
+        __m128 glo = main_4(fn, nlo, plo, rows, &dlo), ghi = main_4(fn, nhi, phi, rows, &dhi);
+        __m256 r = _mm256_insertf128_ps(_mm256_castps128_ps256(glo), ghi, 1);
+        r = _mm256_blendv_ps(r, fn == FN_GELU ? xf : one, m_sat);
+        r = _mm256_blendv_ps(r, negz, m_zero);
+        _mm256_storeu_ps(y + i, r);
+        unsigned done = ((dlo | dhi << 4) & (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(m_main))) |
+                        (unsigned)_mm256_movemask_ps(_mm256_or_ps(m_sat, m_zero));
+        unsigned m = ~done & 0xffu;
         while (m) {
             list[c++] = (uint32_t)(i + __builtin_ctz(m));
             m &= m - 1;
         }
     }
-    for (; i < n; i++) /* the last few: listed, the scalar tiers settle them */
-        list[c++] = (uint32_t)i;
+    for (; i < n; i++)
+        if (main_one(fn, x[i], y + i)) list[c++] = (uint32_t)i;
     return c;
 }
 INSTANTIATE(avx2, T_AVX2, main_avx2_body)
 
-/* 4 lanes of GELU' by its Taylor series about the root x0 (grad_tight's |x - x0| < RADIUS branch);
- * *flag: undecided lanes and lanes outside that radius */
-T_AVX2 AI __m128 root_256(__m128 xf, unsigned *flag) {
-    const __m256d sign = _mm256_set1_pd(-0.0);
-    __m256d x = _mm256_cvtps_pd(xf);
-    __m256d d = _mm256_sub_pd(_mm256_sub_pd(x, _mm256_set1_pd(NT_X0_HI)), _mm256_set1_pd(NT_X0_LO));
-    __m256d v = poly2_256(NT_ROOT0, NT_ROOT1, NT_ROOT_M, d);
-    __m256d err = _mm256_mul_pd(_mm256_andnot_pd(sign, v), _mm256_set1_pd(1e-14));
-    __m128 lo32 = _mm256_cvtpd_ps(_mm256_sub_pd(v, err)), hi32 = _mm256_cvtpd_ps(_mm256_add_pd(v, err));
-    __m256d out = _mm256_cmp_pd(_mm256_andnot_pd(sign, d), _mm256_set1_pd(NT_ROOT_RADIUS), _CMP_NLT_UQ);
-    *flag = (unsigned)_mm_movemask_ps(_mm_cmp_ps(lo32, hi32, _CMP_NEQ_UQ)) | (unsigned)_mm256_movemask_pd(out);
-    return _mm256_cvtpd_ps(v);
-}
-
-/* the listed inputs of a block, gathered: GELU by the TIGHT tier, GELU' (listed for its
- * root, mostly) by the root series, 4 lanes at a time; what is left, by the scalar tiers */
+/* the listed inputs of a block, gathered: the vector tier (FAST for GELU, TIGHT for GELU'),
+ * 4 lanes at a time; what it leaves, by the scalar TIGHT tier (settle_avx512v_body's steps) */
 T_AVX2 AI size_t settle_avx2v_body(int fn, const float *x, float *y, const uint32_t *list, size_t c, int64_t *und,
                                    int64_t base) {
     float xs[BLOCK + 4], ys[BLOCK + 4];
@@ -342,7 +411,7 @@ T_AVX2 AI size_t settle_avx2v_body(int fn, const float *x, float *y, const uint3
     for (size_t j = 0; j < c; j += 4) {
         unsigned m;
         __m128 xf = _mm_loadu_ps(xs + j);
-        _mm_storeu_ps(ys + j, fn == FN_GELU ? tier_256(fn, 1, xf, &m) : root_256(xf, &m));
+        _mm_storeu_ps(ys + j, tier_256(fn, xf, &m));
         if (c - j < 4) m &= (1u << (c - j)) - 1;
         while (m) {
             left[nl++] = (uint32_t)(j + __builtin_ctz(m));
@@ -757,4 +826,9 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_native", "gelu_lab's native float32 kernels", -1, methods,
                                     NULL, NULL, NULL, NULL};
 
-PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__native(void) {
+#ifdef GL_X86
+    fill_rows();
+#endif
+    return PyModule_Create(&module);
+}
