@@ -193,6 +193,7 @@ def test_junk_urls_and_random_actions_never_break_the_page(tab, app_url):
     from app_fuzz import ServerLog, Tally, _settle, act, goto, junk_query
 
     rng, tally, row = random.Random(23), Tally(), registry.by_route("/playground")
+    tab.set_default_timeout(3_000)  # as fuzz_session: an action the page refuses (a disabled box) is skipped, not waited for
     with ServerLog() as log:
         for _ in range(2):
             goto(tab, app_url, "/playground" + junk_query(rng, mod.PARAMS), full=False)
