@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from app_browser import _new_tab, _shared, app_url, browser, context, open_page  # noqa: F401
+from app_browser import app_url, browser, context, open_page, shared_tab  # noqa: F401
 from gelu_lab.app import content, registry, report, shell
 
 pytestmark = pytest.mark.xdist_group("app")
@@ -42,10 +42,10 @@ def said(found) -> str:
     return "\n".join(f"{vid} ({impact}): {help_}\n    " + "\n    ".join(targets) for vid, impact, help_, targets in found)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def a11y_tab(context):
     """A tab of this module's own: it changes the viewport, the shared tab must not."""
-    return _shared("a11y-tab", lambda: _new_tab(context))
+    return shared_tab(context, "a11y-tab")
 
 
 @pytest.mark.parametrize("width,p,lang", CASES, ids=[f"{w}-{p.slug}-{lang}" for w, p, lang in CASES])

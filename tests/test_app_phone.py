@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from app_browser import BADLY_PLACED, _new_tab, _shared, app_url, browser, context, open_page  # noqa: F401
+from app_browser import BADLY_PLACED, app_url, browser, context, open_page, shared_tab  # noqa: F401
 from gelu_lab.app import content, registry
 
 pytestmark = pytest.mark.xdist_group("app")
@@ -80,9 +80,9 @@ MOVE = """() => {
 SETTLED = "() => !document.querySelector('[data-dash-is-loading]') && ![...document.querySelectorAll('.js-plotly-plot')].some(g => g.__fitting)"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def phone_tab(context):
-    return _shared("phone-tab", lambda: _new_tab(context))
+    return shared_tab(context, "phone-tab")
 
 
 def show(tab, app_url, width: int, route: str) -> None:
