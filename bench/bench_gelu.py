@@ -45,7 +45,7 @@ def main(argv=None) -> int:
     m = bench.machine(threads)
     print(f"# {m['processor']}, {m['affinity_cpus']} cpus available; numpy {m['numpy']}, torch {m.get('torch')}, "
           f"numba {m['numba']}; n = {a.n} elements, median of {a.repeats}, {a.clock} clock")
-    print(f"# ISA: {m['isa'] or '-'}; gelu_lab float32 kernel: {m['kernel']} "
+    print(f"# ISA: {m['isa'] or '-'}; gelu_lab float32 kernel: {m['kernel']}, 16-bit lookups: {m['lookup16']} "
           f"(available: {', '.join(m['kernels'])}; GELU_LAB_KERNEL forces one)")
     rows = bench.run(CASES, sizes=[a.n], threads=threads, repeats=a.repeats, progress=None, clock=a.clock, interleave=True)
     print(text_table([{**r, "min_gelem_s": r["n"] / r["min_s"] / 1e9} for r in rows],

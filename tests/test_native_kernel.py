@@ -125,6 +125,26 @@ def test_16bit_gather_every_pattern_into_out(variant, dtype, monkeypatch):
     assert np.array_equal(strided.view(np.uint16), want.view(np.uint16))
 
 
+def test_16bit_lookups_run_native_where_numba_is_the_float32_default(monkeypatch):
+    """On a CPU without AVX-512 numba runs float32 by default; the 16-bit lookups still run in C
+    (numba's gather is never called), unless GELU_LAB_KERNEL=numba asks for it."""
+    native = [v for v in kernels.available() if v != "numba"]
+    monkeypatch.setattr(kernels, "_ORDER", ("numba", *native))  # as on such a CPU: numba first
+    assert kernels.variant() == "numba" and kernels.lookup_variant() == native[0]
+    x = np.arange(65536, dtype=np.uint16).view(bfloat16)
+    monkeypatch.setenv(kernels.KERNEL_ENV, "numba")
+    assert kernels.lookup_variant() == "numba"
+    by_numba = gelu_lab.gelu(x)
+    monkeypatch.delenv(kernels.KERNEL_ENV)
+
+    def no_gather(*args):
+        raise AssertionError("numba's gather ran")
+
+    monkeypatch.setattr(kernels, "_gather16", no_gather)
+    assert np.array_equal(gelu_lab.gelu(x).view(np.uint16), by_numba.view(np.uint16))
+    assert np.array_equal(by_numba.view(np.uint16), correctly_rounded("gelu", x).view(np.uint16))
+
+
 @pytest.mark.parametrize("dtype", [np.float16, bfloat16], ids=["float16", "bfloat16"])
 def test_16bit_lookup_of_a_large_array_streams_into_an_unaligned_out(dtype):
     """Outputs of 2^23 and more go out by non-temporal stores from the first 16-byte boundary:
@@ -272,11 +292,13 @@ def test_out_aliasing_the_input_and_empty_arrays():
 
 @pytest.mark.parametrize("forced", ["numba", None])
 def test_bench_says_which_kernel_runs(forced, capsys, monkeypatch):
+    """The float32 kernel and the 16-bit lookups' (native unless numba is forced)."""
     from gelu_lab.cli import main
 
     if forced:
         monkeypatch.setenv(kernels.KERNEL_ENV, forced)
     assert main(["bench", "--cases", "gelu_lab:erf", "--sizes", "1000", "--repeats", "1", "--no-store"]) == 0
     out = capsys.readouterr().out
-    assert f"float32 kernel: {forced or kernels.available()[0]} " in out
+    best = kernels.available()[0]
+    assert f"float32 kernel: {forced or best}, 16-bit lookups: {forced or best} " in out
     assert "ISA: " in out

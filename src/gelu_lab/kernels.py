@@ -56,7 +56,8 @@ uses. Variants:
 "avx512", "avx2" (AVX2+FMA: the same method, 4 lanes), "scalar"
 (portable C, fma()), chosen by :func:`variant`: AVX-512 where the CPU has it,
 else numba (faster than the AVX2 and scalar variants; ``GELU_LAB_KERNEL``
-forces any of them). `bench/exhaustive_native.py` checks every variant on
+forces any of them); the 16-bit lookups run in C wherever it was built
+(:func:`lookup_variant`). `bench/exhaustive_native.py` checks every variant on
 all 2^32 inputs against the numba kernel.
 """
 
@@ -336,7 +337,7 @@ def lookup16(table: np.ndarray, x: np.ndarray, out: np.ndarray | None = None) ->
     bits = np.ascontiguousarray(x).view(np.uint16).ravel()
     res = np.empty(np.shape(x), dtype=table.dtype) if out is None else out
     flat = res.reshape(-1).view(np.uint16)
-    v = variant()
+    v = lookup_variant()
     if v == "numba":
         _gather16(table.view(np.uint16), bits, flat)
         return res
@@ -409,6 +410,16 @@ def variant() -> str:
     if want not in have:
         raise ValueError(f"{KERNEL_ENV}={want!r} cannot run here; available: {', '.join(have)}")
     return want
+
+
+def lookup_variant() -> str:
+    """The kernel of the 16-bit lookups: :func:`variant`'s, except where numba runs by default
+    (a CPU without AVX-512, GELU_LAB_KERNEL unset): the lookups are plain loads in C for every
+    native variant, faster than numba's gather there too, so the best native variant runs them."""
+    v = variant()
+    if v == "numba" and _native is not None and not os.environ.get(KERNEL_ENV, "").strip():
+        return _native.variants()[0]
+    return v
 
 
 _THREADS = contextvars.ContextVar("gelu_lab_threads", default=None)

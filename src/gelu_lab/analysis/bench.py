@@ -223,6 +223,7 @@ def machine(threads: int | None = None) -> dict:
     from .. import kernels
 
     info["kernel"] = kernels.variant()  # the float32 kernel gelu_lab runs here (native variant or numba)
+    info["lookup16"] = kernels.lookup_variant()  # and the 16-bit lookups' (native wherever it was built)
     info["kernels"] = kernels.available()
     info["isa"] = cpu_isa()
     info["threads"] = threads
