@@ -1,6 +1,6 @@
 """Throughput of gelu_lab's GELU kernels against torch and the memory roofline, in one run.
 
-    .venv/bin/python bench/bench_gelu.py [--n 16777216] [--threads 1,2] [--repeats 9] [--clock wall|thread]
+    .venv/bin/python bench/bench_gelu.py [--n 16777216] [--threads 1,2] [--repeats 9] [--clock wall|thread] [--avx2]
 
 For n float32 elements (default 2^24) at each thread count (numba and torch
 both set): gelu_lab.gelu and gelu_lab.gelu_grad (float32: the correctly
@@ -11,12 +11,16 @@ lookup vs torch) in bfloat16 and float16. Each figure is the median of
 (gelu_lab.analysis.bench.time_interleaved), so a load that comes and goes
 falls on all of them alike, and every ratio is between figures of this same run. --clock thread times the calling thread's
 CPU time instead of the wall clock (one thread only): on a core shared with
-other processes it leaves out their share.
+other processes it leaves out their share. --avx2 runs it again as an AVX2
+machine would, on an AVX-512 one: numba compiled for AVX2, torch's AVX2
+kernels, gelu_lab's avx2 variant (unless GELU_LAB_KERNEL names another); a
+stand-in for an AVX2 CPU, not a measurement of one.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from gelu_lab.analysis import bench
@@ -34,15 +38,37 @@ RATIOS = [
 ]
 
 
+HELD = "GELU_LAB_BENCH_HELD_TO_AVX2"  # set in the re-run process
+
+
+def held_to_avx2_env() -> dict:
+    """The environment of an AVX2 stand-in. NUMBA_CPU_NAME alone keeps the host's features
+    (AVX-512 code under the name haswell), so the features are the host's less AVX-512."""
+    import llvmlite.binding as ll
+
+    feats = ll.get_host_cpu_features()
+    off = lambda k: k.startswith("avx512") or k.startswith("avx10") or k == "evex512"  # noqa: E731
+    env = dict(os.environ, NUMBA_CPU_NAME="haswell", ATEN_CPU_CAPABILITY="avx2", **{HELD: "1"},
+               NUMBA_CPU_FEATURES=",".join(("+" if on and not off(k) else "-") + k for k, on in feats.items()))
+    env.setdefault("GELU_LAB_KERNEL", "avx2")
+    return env
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=1 << 24)
     p.add_argument("--threads", default="1,2")
     p.add_argument("--repeats", type=int, default=9)
     p.add_argument("--clock", choices=["wall", "thread"], default="wall")
+    p.add_argument("--avx2", action="store_true", help="this CPU held to AVX2 (numba, torch, gelu_lab), a stand-in for an AVX2 machine")
     a = p.parse_args(argv)
+    if a.avx2 and not os.environ.get(HELD):  # numba and torch read these when imported: a fresh process
+        args = sys.argv[1:] if argv is None else list(argv)
+        os.execve(sys.executable, [sys.executable, os.path.abspath(__file__), *args], held_to_avx2_env())
     threads = [int(t) for t in a.threads.split(",")]
     m = bench.machine(threads)
+    if os.environ.get(HELD):
+        print("# held to AVX2: NUMBA_CPU_NAME=haswell without AVX-512 features, ATEN_CPU_CAPABILITY=avx2")
     print(f"# {m['processor']}, {m['affinity_cpus']} cpus available; numpy {m['numpy']}, torch {m.get('torch')}, "
           f"numba {m['numba']}; n = {a.n} elements, median of {a.repeats}, {a.clock} clock")
     print(f"# ISA: {m['isa'] or '-'}; gelu_lab float32 kernel: {m['kernel']}, 16-bit lookups: {m['lookup16']} "

@@ -126,7 +126,7 @@ def test_16bit_gather_every_pattern_into_out(variant, dtype, monkeypatch):
 
 
 def test_16bit_lookups_run_native_where_numba_is_the_float32_default(monkeypatch):
-    """On a CPU without AVX-512 numba runs float32 by default; the 16-bit lookups still run in C
+    """On a CPU without AVX2 numba runs float32 by default; the 16-bit lookups still run in C
     (numba's gather is never called), unless GELU_LAB_KERNEL=numba asks for it."""
     native = [v for v in kernels.available() if v != "numba"]
     monkeypatch.setattr(kernels, "_ORDER", ("numba", *native))  # as on such a CPU: numba first
@@ -302,3 +302,27 @@ def test_bench_says_which_kernel_runs(forced, capsys, monkeypatch):
     best = kernels.available()[0]
     assert f"float32 kernel: {forced or best}, 16-bit lookups: {forced or best} " in out
     assert "ISA: " in out
+
+
+def test_the_avx2_stand_in_compiles_numba_without_avx512(monkeypatch, tmp_path):
+    """bench/bench_gelu.py --avx2's environment: numba's kernel has no AVX-512 register in it
+    (NUMBA_CPU_NAME alone keeps the host's features: AVX-512 code under the name haswell),
+    torch is told AVX2 and gelu_lab runs its avx2 variant unless GELU_LAB_KERNEL says otherwise."""
+    import pathlib
+    import subprocess
+    import sys
+
+    monkeypatch.syspath_prepend(str(pathlib.Path(__file__).resolve().parents[1] / "bench"))
+    monkeypatch.delenv(kernels.KERNEL_ENV, raising=False)
+    import bench_gelu
+
+    env = bench_gelu.held_to_avx2_env()
+    assert env["ATEN_CPU_CAPABILITY"] == "avx2" and env[kernels.KERNEL_ENV] == "avx2"
+    code = ("import numpy as np; from gelu_lab import kernels; f = kernels._gelu_grad_f32; "
+            "kernels.raw_f32('gelu_grad', np.ones(100, np.float32)); "
+            "asm = f.inspect_asm(f.signatures[0]); print(asm.count('%zmm'), asm.count('%ymm'))")
+    env = {**env, kernels.KERNEL_ENV: "numba", "NUMBA_CACHE_DIR": str(tmp_path)}  # compiled afresh: a cached kernel has no assembly to show
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    zmm, ymm = map(int, done.stdout.split())
+    assert zmm == 0 and ymm > 0, (zmm, ymm)

@@ -235,9 +235,7 @@ INSTANTIATE(scalarfma, T_FMA, main_scalar_body)
 
 /* ---- AVX2 + FMA: 4 lanes ----
  * The main pass and its settling as in the AVX-512 kernel below, at half the
- * width. Its float64 work bounds it: the numba kernel, with its division, was
- * faster on the machines measured held to AVX2 (README), so kernels.variant()
- * runs numba where there is no AVX-512. */
+ * width, bound by its float64 work (README: its speed next to numba's). */
 #define T_AVX2 __attribute__((target("avx2,fma")))
 
 T_AVX2 AI __m256d poly2_256(const double *c0, const double *c1, int m, __m256d t) {
