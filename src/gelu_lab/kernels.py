@@ -401,10 +401,14 @@ def available() -> list[str]:
     return [k for k in _ORDER if k in have]
 
 
+def _forced() -> str:
+    """The kernel $GELU_LAB_KERNEL names ("" when unset)."""
+    return os.environ.get(KERNEL_ENV, "").strip().lower()
+
+
 def variant() -> str:
     """The kernel in use: $GELU_LAB_KERNEL if set (ValueError if this machine cannot run it), else the fastest available."""
-    want = os.environ.get(KERNEL_ENV, "").strip().lower()
-    have = available()
+    want, have = _forced(), available()
     if not want:
         return have[0]
     if want not in have:
@@ -413,13 +417,12 @@ def variant() -> str:
 
 
 def lookup_variant() -> str:
-    """The kernel of the 16-bit lookups: :func:`variant`'s, except where numba runs by default
-    (a CPU without AVX2, GELU_LAB_KERNEL unset): the lookups are plain loads in C for every
-    native variant, faster than numba's gather, so the best native variant runs them."""
-    v = variant()
-    if v == "numba" and _native is not None and not os.environ.get(KERNEL_ENV, "").strip():
-        return _native.variants()[0]
-    return v
+    """The kernel of the 16-bit lookups: $GELU_LAB_KERNEL's if set, else the fastest native
+    variant (plain loads in C, the same for every variant, faster than numba's gather, also
+    where numba runs float32), numba's only where the extension was not built."""
+    if _forced():
+        return variant()
+    return next((k for k in available() if k != "numba"), "numba")
 
 
 _THREADS = contextvars.ContextVar("gelu_lab_threads", default=None)

@@ -147,6 +147,12 @@ AI size_t settle_body(int fn, const float *x, float *y, const uint32_t *list, si
     return nu;
 }
 
+/* list[c...] = base + the positions of m's set bits, in order; returns the new count */
+AI size_t push_bits(uint32_t *list, size_t c, size_t base, uint64_t m) {
+    for (; m; m &= m - 1) list[c++] = (uint32_t)(base + (size_t)__builtin_ctzll(m));
+    return c;
+}
+
 /* ---- the main pass, one input: 1 if it must be listed ---- */
 
 /* P(t) of degree 8 by Estrin's scheme, its last coefficient folded in with t^2
@@ -304,7 +310,9 @@ T_AVX2 AI __m128 tier_256(int fn, __m128 xf, unsigned *flag) {
  * (9 coefficients, EBITS's bits, padding), two at a time: rows r0 | r2 and
  * r1 | r3 loaded as halves, then interleaved (loads and in-lane shuffles,
  * cheap on every AVX2 core, where lane-crossing permutes and gathers are not) */
-static double ROWS[2][NT_N_SUB][12] __attribute__((aligned(32)));
+#define ROW 12 /* doubles a row: 9 coefficients, EBITS, 2 of padding (32-byte rows) */
+_Static_assert(NT_DEG + 2 <= ROW, "a row holds the coefficients and EBITS");
+static double ROWS[2][NT_N_SUB][ROW] __attribute__((aligned(32)));
 
 static void fill_rows(void) {
     for (int k = 0; k < NT_N_SUB; k++)
@@ -321,7 +329,7 @@ T_AVX2 AI __m256d estrin_256(__m256d *c, __m256d t) {
 
 /* na = -|x| as doubles, pos: x > 0 as 64-bit masks; the float32 values, and in
  * *dec (4 bits) the lanes whose rounding the error bound decides */
-T_AVX2 AI __m128 main_4(int fn, __m256d na, __m256d pos, const double (*rows)[12], unsigned *dec) {
+T_AVX2 AI __m128 main_4(int fn, __m256d na, __m256d pos, const double (*rows)[ROW], unsigned *dec) {
     const __m256d magic = _mm256_set1_pd(MAGIC), w = _mm256_set1_pd(fn == FN_GELU ? NT_GELU_W : NT_GRAD_W);
     __m256d s = _mm256_fmadd_pd(na, _mm256_set1_pd(fn == FN_GELU ? -NT_GELU_INVW : -NT_GRAD_INVW), magic);
     __m256d t = _mm256_fmadd_pd(_mm256_sub_pd(s, magic), w, na);
@@ -356,7 +364,7 @@ T_AVX2 AI __m128 main_4(int fn, __m256d na, __m256d pos, const double (*rows)[12
 }
 
 T_AVX2 AI size_t main_avx2_body(int fn, const float *x, float *y, size_t n, uint32_t *list) {
-    const double(*rows)[12] = ROWS[fn];
+    const double(*rows)[ROW] = ROWS[fn];
     const float satf = (float)(fn == FN_GELU ? NT_GELU_SAT : NT_GRAD_SAT);
     const __m256 sat = _mm256_set1_ps(satf), zero = _mm256_set1_ps((float)(fn == FN_GELU ? NT_GELU_ZERO : NT_GRAD_ZERO));
     const __m256i absf = _mm256_set1_epi32(0x7fffffff), tiny1 = _mm256_set1_epi32(0x0d800000 - 1); /* 2^-100 */
@@ -385,11 +393,7 @@ T_AVX2 AI size_t main_avx2_body(int fn, const float *x, float *y, size_t n, uint
         _mm256_storeu_ps(y + i, r);
         unsigned done = ((dlo | dhi << 4) & (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(m_main))) |
                         (unsigned)_mm256_movemask_ps(_mm256_or_ps(m_sat, m_zero));
-        unsigned m = ~done & 0xffu;
-        while (m) {
-            list[c++] = (uint32_t)(i + __builtin_ctz(m));
-            m &= m - 1;
-        }
+        c = push_bits(list, c, i, ~done & 0xffu);
     }
     for (; i < n; i++)
         if (main_one(fn, x[i], y + i)) list[c++] = (uint32_t)i;
@@ -411,10 +415,7 @@ T_AVX2 AI size_t settle_avx2v_body(int fn, const float *x, float *y, const uint3
         __m128 xf = _mm_loadu_ps(xs + j);
         _mm_storeu_ps(ys + j, tier_256(fn, xf, &m));
         if (c - j < 4) m &= (1u << (c - j)) - 1;
-        while (m) {
-            left[nl++] = (uint32_t)(j + __builtin_ctz(m));
-            m &= m - 1;
-        }
+        nl = push_bits(left, nl, j, m);
     }
     for (size_t j = 0; j < c; j++) y[list[j]] = ys[j];
     for (size_t k = 0; k < nl; k++) {
@@ -515,10 +516,7 @@ T_AVX512 AI size_t main_avx512_body(int fn, const float *x, float *y, size_t n, 
     for (size_t j = 0; j < i / 16; j += 4) { /* the listed lanes, 64 inputs at a time */
         uint64_t wd;
         memcpy(&wd, mk + j, 8);
-        while (wd) {
-            list[c++] = (uint32_t)(j * 16 + (size_t)__builtin_ctzll(wd));
-            wd &= wd - 1;
-        }
+        c = push_bits(list, c, j * 16, wd);
     }
     for (; i < n; i++)
         if (main_one(fn, x[i], y + i)) list[c++] = (uint32_t)i;
