@@ -17,8 +17,9 @@
  *   1. the main pass, every variant: x >= SAT -> the limit (x or 1);
  *      x < ZERO -> -0; |x| < SAT -> a degree-8 polynomial in t on one of 16
  *      sub-ranges of |x| of width W picked by the low bits of |x|/W + 1.5*2^52
- *      (AVX-512: coefficients from registers by vpermt2pd; AVX2: from each
- *      lane's row of a table, loads and in-lane shuffles), fitted on the
+ *      (AVX-512: coefficients from registers by vpermt2pd; AVX2: a degree-4
+ *      polynomial on one of 256 sub-ranges of width FW, coefficients from
+ *      each lane's row of a table, see main_avx2_body), fitted on the
  *      negative half only: with na = -|x|, GELU = max(x, 0) + na P(t) and
  *      GELU' = d P(t) (x <= 0) or 1 - d P(t) (x > 0), d = na - x0; the value
  *      is rounded once to float32 and kept where a Ziv test with the
@@ -28,7 +29,7 @@
  *      for GELU, the TIGHT tier for GELU', vectorised (avx512, avx2); what is
  *      left by the scalar tiers (scalar: all of it); what TIGHT cannot decide
  *      is returned as undecided.
- * Error bounds: EPS[k] is twice the fit's measured maximum plus 1e-14; the
+ * Error bounds: EPS[k] (and the AVX2 tables' FEBITS[k]) is twice the fit's measured maximum plus 1e-14; the
  * tiers' are gelu_lab.kernels' (tested against mpmath). bench/exhaustive_native.py
  * checks every variant on all 2^32 float32 inputs against the numba kernel.
  *
@@ -305,97 +306,113 @@ T_AVX2 AI __m128 tier_256(int fn, __m128 xf, unsigned *flag) {
     return _mm_blendv_ps(_mm256_cvtpd_ps(v), _mm_max_ps(lo32, hi32), _mm_and_ps(und, tiny));
 }
 
-/* the main pass, 4 lanes (main_one's steps): AVX2 has no permute across 16
- * doubles, so each lane's coefficients come from its sub-range's row of ROWS
- * (9 coefficients, EBITS's bits, padding), two at a time: rows r0 | r2 and
- * r1 | r3 loaded as halves, then interleaved (loads and in-lane shuffles,
- * cheap on every AVX2 core, where lane-crossing permutes and gathers are not) */
-#define ROW 12 /* doubles a row: 9 coefficients, EBITS, 2 of padding (32-byte rows) */
-_Static_assert(NT_DEG + 2 <= ROW, "a row holds the coefficients and EBITS");
-static double ROWS[2][NT_N_SUB][ROW] __attribute__((aligned(32)));
+/* The AVX2 main pass has tables of its own (NT_*_FC: 256 sub-ranges of width
+ * FW, degree 4). AVX2 has no permute across 16 doubles, so each lane's
+ * coefficients are loaded from its sub-range's row, and a row of 5
+ * coefficients and EBITS is 3 pairs of loads and in-lane shuffles where a
+ * degree-8 one is 5 (lane-crossing permutes and gathers are slow on some AVX2
+ * cores). Two passes over each chunk of CHUNK inputs:
+ *   1. 8 float32 lanes: k = round(|x| / FW) from the bits of |x|/FW + 1.5*2^23,
+ *      t = na + k FW (exact in float32: FW is a multiple of 2^-14 and |t| <= |na|),
+ *      and the byte offset of row k;
+ *   2. 4 float64 lanes: each lane's row through a scalar load of its offset (no
+ *      transfer from vector to integer registers on the way to the loads), P(t)
+ *      and the Ziv test as in main_one.
+ * k may differ from main_one's by one where |x|/FW is within a rounding of a
+ * half-integer: the fits cover their sub-ranges with a margin. */
+#define FROW 6 /* doubles a row: 5 coefficients, EBITS */
+#define CHUNK 512
+_Static_assert(NT_FINE_DEG == 4 && NT_FINE_N == 256, "main_4 and main_avx2_body are written for 256 rows of degree 4");
+static double ROWS[2][NT_FINE_N][FROW] __attribute__((aligned(32)));
 
 static void fill_rows(void) {
-    for (int k = 0; k < NT_N_SUB; k++)
+    for (int k = 0; k < NT_FINE_N; k++)
         for (int f = 0; f < 2; f++) {
-            for (int j = 0; j <= NT_DEG; j++) ROWS[f][k][j] = f == FN_GELU ? NT_GELU_C[j][k] : NT_GRAD_C[j][k];
-            memcpy(&ROWS[f][k][NT_DEG + 1], f == FN_GELU ? &NT_GELU_EBITS[k] : &NT_GRAD_EBITS[k], 8);
+            for (int j = 0; j <= NT_FINE_DEG; j++) ROWS[f][k][j] = f == FN_GELU ? NT_GELU_FC[j][k] : NT_GRAD_FC[j][k];
+            memcpy(&ROWS[f][k][FROW - 1], f == FN_GELU ? &NT_GELU_FEBITS[k] : &NT_GRAD_FEBITS[k], 8);
         }
 }
 
-T_AVX2 AI __m256d estrin_256(__m256d *c, __m256d t) {
-    ESTRIN8(_mm256_fmadd_pd, _mm256_mul_pd, c, t);
-    return c[0];
-}
-
-/* na = -|x| as doubles, pos: x > 0 as 64-bit masks; the float32 values, and in
- * *dec (4 bits) the lanes whose rounding the error bound decides */
-T_AVX2 AI __m128 main_4(int fn, __m256d na, __m256d pos, const double (*rows)[ROW], unsigned *dec) {
-    const __m256d magic = _mm256_set1_pd(MAGIC), w = _mm256_set1_pd(fn == FN_GELU ? NT_GELU_W : NT_GRAD_W);
-    __m256d s = _mm256_fmadd_pd(na, _mm256_set1_pd(fn == FN_GELU ? -NT_GELU_INVW : -NT_GRAD_INVW), magic);
-    __m256d t = _mm256_fmadd_pd(_mm256_sub_pd(s, magic), w, na);
-    __m256i k = _mm256_and_si256(_mm256_castpd_si256(s), _mm256_set1_epi64x(NT_N_SUB - 1));
-    __m128i klo = _mm256_castsi256_si128(k), khi = _mm256_extracti128_si256(k, 1);
-    const double *r0 = rows[_mm_cvtsi128_si64(klo)], *r1 = rows[_mm_extract_epi64(klo, 1)];
-    const double *r2 = rows[_mm_cvtsi128_si64(khi)], *r3 = rows[_mm_extract_epi64(khi, 1)];
-    __m256d cf[NT_DEG + 3];
-#pragma GCC unroll 8
-    for (int j = 0; j < NT_DEG + 2; j += 2) {
+/* xd: x as doubles, t: na + k FW, off: the 4 lanes' row offsets in bytes; the
+ * float32 values, and in *dec (4 bits) the lanes whose rounding the bound decides */
+T_AVX2 AI __m128 main_4(int fn, __m256d xd, __m256d t, const char *rows, const uint32_t *off, unsigned *dec) {
+    const double *r0 = (const double *)(rows + off[0]), *r1 = (const double *)(rows + off[1]);
+    const double *r2 = (const double *)(rows + off[2]), *r3 = (const double *)(rows + off[3]);
+    __m256d cf[FROW]; /* rows r0 | r2 and r1 | r3 loaded as halves, then interleaved */
+#pragma GCC unroll 4
+    for (int j = 0; j < FROW; j += 2) {
         __m256d a = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_load_pd(r0 + j)), _mm_load_pd(r2 + j), 1);
         __m256d b = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_load_pd(r1 + j)), _mm_load_pd(r3 + j), 1);
         cf[j] = _mm256_unpacklo_pd(a, b);
         cf[j + 1] = _mm256_unpackhi_pd(a, b);
     }
-    __m256i ebits = _mm256_castpd_si256(cf[NT_DEG + 1]);
-    __m256d p = estrin_256(cf, t), g;
+    __m256d t2 = _mm256_mul_pd(t, t), zero = _mm256_setzero_pd();
+    __m256d p = _mm256_fmadd_pd(_mm256_fmadd_pd(cf[4], t2, _mm256_fmadd_pd(cf[3], t, cf[2])), t2, _mm256_fmadd_pd(cf[1], t, cf[0]));
+    __m256d na = _mm256_or_pd(xd, _mm256_set1_pd(-0.0)), g;
     if (fn == FN_GELU) {
-        g = _mm256_fmadd_pd(na, p, _mm256_and_pd(pos, _mm256_sub_pd(_mm256_setzero_pd(), na)));
+        g = _mm256_fmadd_pd(na, p, _mm256_max_pd(xd, zero)); /* xpos + GELU(-|x|) */
     } else {
         __m256d d = _mm256_sub_pd(_mm256_sub_pd(na, _mm256_set1_pd(NT_X0_HI)), _mm256_set1_pd(NT_X0_LO));
         g = _mm256_mul_pd(d, p);
-        g = _mm256_blendv_pd(g, _mm256_sub_pd(_mm256_set1_pd(1.0), g), pos);
+        g = _mm256_blendv_pd(g, _mm256_sub_pd(_mm256_set1_pd(1.0), g), _mm256_cmp_pd(xd, zero, _CMP_GT_OQ));
     }
     /* main_8's test on g's bits: decided where |off| > EBITS */
-    __m256i off = _mm256_sub_epi64(_mm256_and_si256(_mm256_castpd_si256(g), _mm256_set1_epi64x((1LL << 29) - 1)),
+    __m256i ebits = _mm256_castpd_si256(cf[FROW - 1]);
+    __m256i mid = _mm256_sub_epi64(_mm256_and_si256(_mm256_castpd_si256(g), _mm256_set1_epi64x((1LL << 29) - 1)),
                                    _mm256_set1_epi64x(1LL << 28));
-    __m256i far = _mm256_or_si256(_mm256_cmpgt_epi64(off, ebits),
-                                  _mm256_cmpgt_epi64(_mm256_sub_epi64(_mm256_setzero_si256(), ebits), off));
+    __m256i far = _mm256_or_si256(_mm256_cmpgt_epi64(mid, ebits),
+                                  _mm256_cmpgt_epi64(_mm256_sub_epi64(_mm256_setzero_si256(), ebits), mid));
     *dec = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(far));
     return _mm256_cvtpd_ps(g);
 }
 
 T_AVX2 AI size_t main_avx2_body(int fn, const float *x, float *y, size_t n, uint32_t *list) {
-    const double(*rows)[ROW] = ROWS[fn];
+    const char *rows = (const char *)ROWS[fn];
     const float satf = (float)(fn == FN_GELU ? NT_GELU_SAT : NT_GRAD_SAT);
     const __m256 sat = _mm256_set1_ps(satf), zero = _mm256_set1_ps((float)(fn == FN_GELU ? NT_GELU_ZERO : NT_GRAD_ZERO));
     const __m256i absf = _mm256_set1_epi32(0x7fffffff), tiny1 = _mm256_set1_epi32(0x0d800000 - 1); /* 2^-100 */
     int32_t satb;
     memcpy(&satb, &satf, 4);
-    const __m256i satbits = _mm256_set1_epi32(satb);
-    const __m256 negz = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f);
-    size_t c = 0, i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256 xf = _mm256_loadu_ps(x + i);
-        __m256i xb = _mm256_castps_si256(xf), ab = _mm256_and_si256(xb, absf);
-        __m256 m_sat = _mm256_cmp_ps(xf, sat, _CMP_GE_OQ), m_zero = _mm256_cmp_ps(xf, zero, _CMP_LT_OQ);
-        __m256i m_main = _mm256_cmpgt_epi32(satbits, ab); /* |x| < SAT (nan: no) */
-        if (fn == FN_GELU) /* |x| < 2^-100 to the tiers, as in main_avx512_body */
-            m_main = _mm256_and_si256(m_main, _mm256_cmpgt_epi32(ab, tiny1));
-        __m256i m_pos = _mm256_cmpgt_epi32(xb, _mm256_setzero_si256());
-        __m256 nf = _mm256_or_ps(xf, negz);
-        __m256d nlo = _mm256_cvtps_pd(_mm256_castps256_ps128(nf)), nhi = _mm256_cvtps_pd(_mm256_extractf128_ps(nf, 1));
-        __m256d plo = _mm256_castsi256_pd(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(m_pos)));
-        __m256d phi = _mm256_castsi256_pd(_mm256_cvtepi32_epi64(_mm256_extracti128_si256(m_pos, 1)));
-        unsigned dlo, dhi;
-        __m128 glo = main_4(fn, nlo, plo, rows, &dlo), ghi = main_4(fn, nhi, phi, rows, &dhi);
-        __m256 r = _mm256_insertf128_ps(_mm256_castps128_ps256(glo), ghi, 1);
-        r = _mm256_blendv_ps(r, fn == FN_GELU ? xf : one, m_sat);
-        r = _mm256_blendv_ps(r, negz, m_zero);
-        _mm256_storeu_ps(y + i, r);
-        unsigned done = ((dlo | dhi << 4) & (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(m_main))) |
-                        (unsigned)_mm256_movemask_ps(_mm256_or_ps(m_sat, m_zero));
-        c = push_bits(list, c, i, ~done & 0xffu);
+    const __m256i satbits = _mm256_set1_epi32(satb), low8 = _mm256_set1_epi32(NT_FINE_N - 1);
+    const __m256 negz = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f), magic = _mm256_set1_ps(12582912.0f); /* 1.5*2^23 */
+    const __m256 ninvw = _mm256_set1_ps((float)-(fn == FN_GELU ? NT_GELU_FINVW : NT_GRAD_FINVW));
+    const __m256 fw = _mm256_set1_ps((float)(fn == FN_GELU ? NT_GELU_FW : NT_GRAD_FW));
+    float tb[CHUNK];
+    uint32_t ob[CHUNK];
+    size_t c = 0, n8 = n & ~(size_t)7, i;
+    for (size_t c0 = 0; c0 < n8; c0 += CHUNK) {
+        size_t c1 = n8 - c0 < CHUNK ? n8 : c0 + CHUNK;
+        for (i = c0; i < c1; i += 8) { /* pass 1 */
+            _mm_prefetch((const char *)(x + i + 1024), _MM_HINT_T0); /* 4 KiB ahead */
+            __m256 nf = _mm256_or_ps(_mm256_loadu_ps(x + i), negz);
+            __m256 s = _mm256_fmadd_ps(nf, ninvw, magic);
+            __m256 t = _mm256_fmadd_ps(_mm256_sub_ps(s, magic), fw, nf);
+            __m256i k = _mm256_and_si256(_mm256_castps_si256(s), low8); /* row k at 48 k bytes */
+            _mm256_storeu_ps(tb + (i - c0), t);
+            _mm256_storeu_si256((__m256i *)(ob + (i - c0)), _mm256_add_epi32(_mm256_slli_epi32(k, 5), _mm256_slli_epi32(k, 4)));
+        }
+        for (i = c0; i < c1; i += 8) { /* pass 2 */
+            __m256 xf = _mm256_loadu_ps(x + i), tf = _mm256_loadu_ps(tb + (i - c0));
+            __m256i xb = _mm256_castps_si256(xf), ab = _mm256_and_si256(xb, absf);
+            __m256 m_sat = _mm256_cmp_ps(xf, sat, _CMP_GE_OQ), m_zero = _mm256_cmp_ps(xf, zero, _CMP_LT_OQ);
+            __m256i m_main = _mm256_cmpgt_epi32(satbits, ab); /* |x| < SAT (nan: no) */
+            if (fn == FN_GELU) /* |x| < 2^-100 to the tiers, as in main_avx512_body */
+                m_main = _mm256_and_si256(m_main, _mm256_cmpgt_epi32(ab, tiny1));
+            unsigned dlo, dhi;
+            __m128 glo = main_4(fn, _mm256_cvtps_pd(_mm256_castps256_ps128(xf)), _mm256_cvtps_pd(_mm256_castps256_ps128(tf)),
+                                rows, ob + (i - c0), &dlo);
+            __m128 ghi = main_4(fn, _mm256_cvtps_pd(_mm256_extractf128_ps(xf, 1)), _mm256_cvtps_pd(_mm256_extractf128_ps(tf, 1)),
+                                rows, ob + (i - c0) + 4, &dhi);
+            __m256 r = _mm256_insertf128_ps(_mm256_castps128_ps256(glo), ghi, 1);
+            r = _mm256_blendv_ps(r, fn == FN_GELU ? xf : one, m_sat);
+            r = _mm256_blendv_ps(r, negz, m_zero);
+            _mm256_storeu_ps(y + i, r);
+            unsigned done = ((dlo | dhi << 4) & (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(m_main))) |
+                            (unsigned)_mm256_movemask_ps(_mm256_or_ps(m_sat, m_zero));
+            c = push_bits(list, c, i, ~done & 0xffu);
+        }
     }
-    for (; i < n; i++)
+    for (i = n8; i < n; i++)
         if (main_one(fn, x[i], y + i)) list[c++] = (uint32_t)i;
     return c;
 }
