@@ -17,8 +17,8 @@
  *   1. the main pass, every variant: x >= SAT -> the limit (x or 1);
  *      x < ZERO -> -0; |x| < SAT -> a degree-8 polynomial in t on one of 16
  *      sub-ranges of |x| of width W picked by the low bits of |x|/W + 1.5*2^52
- *      (AVX-512: coefficients from registers by vpermt2pd; AVX2: a degree-4
- *      polynomial on one of 256 sub-ranges of width FW, coefficients from
+ *      (AVX-512: coefficients from registers by vpermt2pd; AVX2: a degree-3
+ *      polynomial on one of 512 sub-ranges of width FW, coefficients from
  *      each lane's row of a table, see main_avx2_body), fitted on the
  *      negative half only: with na = -|x|, GELU = max(x, 0) + na P(t) and
  *      GELU' = d P(t) (x <= 0) or 1 - d P(t) (x > 0), d = na - x0; the value
@@ -29,7 +29,7 @@
  *      for GELU, the TIGHT tier for GELU', vectorised (avx512, avx2); what is
  *      left by the scalar tiers (scalar: all of it); what TIGHT cannot decide
  *      is returned as undecided.
- * Error bounds: EPS[k] (and the AVX2 tables' FEBITS[k]) is twice the fit's measured maximum plus 1e-14; the
+ * Error bounds: EPS[k] (and the AVX2 tables' FEBITS[g]) is twice the fit's measured maximum plus 1e-14; the
  * tiers' are gelu_lab.kernels' (tested against mpmath). bench/exhaustive_native.py
  * checks every variant on all 2^32 float32 inputs against the numba kernel.
  *
@@ -263,19 +263,19 @@ T_AVX2 AI __m256d exp_nonpos_256(__m256d z, const double *e0, const double *e1, 
     return _mm256_mul_pd(poly2_256(e0, e1, m, r), _mm256_castsi256_pd(b));
 }
 
-/* 4 lanes of gelu_tier (FAST) or grad_tight (TIGHT); *flag: bits of the undecided
+/* 4 lanes of gelu_tier or grad_tight, both with the TIGHT tier: the AVX2 main
+ * pass lists inputs within 2^-27 of a midpoint, and FAST's bound (3.5e-10)
+ * would leave many of them to the scalar tier; *flag: bits of the undecided
  * lanes, and for GELU' of those near its root (left to the scalar tier's series) */
 T_AVX2 AI __m128 tier_256(int fn, __m128 xf, unsigned *flag) {
     const __m256d sign = _mm256_set1_pd(-0.0), zero = _mm256_setzero_pd();
     __m256d x = _mm256_cvtps_pd(xf), ax = _mm256_andnot_pd(sign, x);
     __m256d a = _mm256_min_pd(ax, _mm256_set1_pd(NT_A_CUT)); /* nan -> A_CUT */
-    int fast = fn == FN_GELU;
-    double c = fast ? NT_FAST_MAPC : NT_TIGHT_MAPC, rel = fast ? NT_FAST_REL : NT_TIGHT_REL;
+    const double c = NT_TIGHT_MAPC, rel = NT_TIGHT_REL;
     __m256d y = _mm256_div_pd(_mm256_sub_pd(a, _mm256_set1_pd(c)), _mm256_add_pd(a, _mm256_set1_pd(c)));
-    __m256d h = fast ? poly2_256(NT_FAST_H0, NT_FAST_H1, NT_FAST_HM, y) : poly2_256(NT_TIGHT_H0, NT_TIGHT_H1, NT_TIGHT_HM, y);
+    __m256d h = poly2_256(NT_TIGHT_H0, NT_TIGHT_H1, NT_TIGHT_HM, y);
     __m256d z = _mm256_mul_pd(_mm256_set1_pd(-0.5), _mm256_mul_pd(a, a));
-    __m256d e = fast ? exp_nonpos_256(z, NT_FAST_E0, NT_FAST_E1, NT_FAST_EM)
-                     : exp_nonpos_256(z, NT_TIGHT_E0, NT_TIGHT_E1, NT_TIGHT_EM);
+    __m256d e = exp_nonpos_256(z, NT_TIGHT_E0, NT_TIGHT_E1, NT_TIGHT_EM);
     __m256d q = _mm256_mul_pd(h, e), v, lo, hi;
     if (fn == FN_GELU) {
         __m256d xq = _mm256_mul_pd(_mm256_or_pd(a, _mm256_and_pd(x, sign)), q);
@@ -306,36 +306,38 @@ T_AVX2 AI __m128 tier_256(int fn, __m128 xf, unsigned *flag) {
     return _mm_blendv_ps(_mm256_cvtpd_ps(v), _mm_max_ps(lo32, hi32), _mm_and_ps(und, tiny));
 }
 
-/* The AVX2 main pass has tables of its own (NT_*_FC: 256 sub-ranges of width
- * FW, degree 4). AVX2 has no permute across 16 doubles, so each lane's
- * coefficients are loaded from its sub-range's row, and a row of 5
- * coefficients and EBITS is 3 pairs of loads and in-lane shuffles where a
- * degree-8 one is 5 (lane-crossing permutes and gathers are slow on some AVX2
- * cores). Two passes over each chunk of CHUNK inputs:
+/* The AVX2 main pass has tables of its own (NT_*_FC: 512 sub-ranges of width
+ * FW, degree 3; native_tables.h). AVX2 has no permute across 16 doubles, so
+ * each lane's coefficients are loaded from its sub-range's row: 4 coefficients
+ * are 2 pairs of loads and in-lane shuffles where 9 are 5 (lane-crossing
+ * permutes and gathers are slow on some AVX2 cores). Two passes over each
+ * chunk of CHUNK inputs:
  *   1. 8 float32 lanes: k = round(|x| / FW) from the bits of |x|/FW + 1.5*2^23,
- *      t = na + k FW (exact in float32: FW is a multiple of 2^-14 and |t| <= |na|),
- *      and the byte offset of row k;
+ *      t = na + k FW (exact in float32: FW is a multiple of 2^-15 and |t| <= |na|),
+ *      the byte offset of row k and the bound of k's group (FEBITS, 8 of them:
+ *      one permute from a register);
  *   2. 4 float64 lanes: each lane's row through a scalar load of its offset (no
- *      transfer from vector to integer registers on the way to the loads), P(t)
- *      and the Ziv test as in main_one.
+ *      transfer from vector to integer registers on the way to the loads), P(t),
+ *      then the Ziv test of main_one on 8 lanes at once (decided_8).
  * k may differ from main_one's by one where |x|/FW is within a rounding of a
  * half-integer: the fits cover their sub-ranges with a margin. */
-#define FROW 6 /* doubles a row: 5 coefficients, EBITS */
+#define FROW 4 /* doubles a row: the coefficients */
 #define CHUNK 512
-_Static_assert(NT_FINE_DEG == 4 && NT_FINE_N == 256, "main_4 and main_avx2_body are written for 256 rows of degree 4");
+_Static_assert(NT_FINE_DEG + 1 == FROW && NT_FINE_N == 512 && NT_FINE_GROUPS == 8,
+               "main_4 and main_avx2_body are written for 512 rows of degree 3 in 8 groups");
 static double ROWS[2][NT_FINE_N][FROW] __attribute__((aligned(32)));
 
 static void fill_rows(void) {
     for (int k = 0; k < NT_FINE_N; k++)
-        for (int f = 0; f < 2; f++) {
-            for (int j = 0; j <= NT_FINE_DEG; j++) ROWS[f][k][j] = f == FN_GELU ? NT_GELU_FC[j][k] : NT_GRAD_FC[j][k];
-            memcpy(&ROWS[f][k][FROW - 1], f == FN_GELU ? &NT_GELU_FEBITS[k] : &NT_GRAD_FEBITS[k], 8);
+        for (int j = 0; j < FROW; j++) {
+            ROWS[FN_GELU][k][j] = NT_GELU_FC[j][k];
+            ROWS[FN_GRAD][k][j] = NT_GRAD_FC[j][k];
         }
 }
 
-/* xd: x as doubles, t: na + k FW, off: the 4 lanes' row offsets in bytes; the
- * float32 values, and in *dec (4 bits) the lanes whose rounding the bound decides */
-T_AVX2 AI __m128 main_4(int fn, __m256d xd, __m256d t, const char *rows, const uint32_t *off, unsigned *dec) {
+/* xd: x as doubles, t: na + k FW, off: the 4 lanes' row offsets in bytes;
+ * g, the value before its rounding */
+T_AVX2 AI __m256d main_4(int fn, __m256d xd, __m256d t, const char *rows, const uint32_t *off) {
     const double *r0 = (const double *)(rows + off[0]), *r1 = (const double *)(rows + off[1]);
     const double *r2 = (const double *)(rows + off[2]), *r3 = (const double *)(rows + off[3]);
     __m256d cf[FROW]; /* rows r0 | r2 and r1 | r3 loaded as halves, then interleaved */
@@ -347,23 +349,26 @@ T_AVX2 AI __m128 main_4(int fn, __m256d xd, __m256d t, const char *rows, const u
         cf[j + 1] = _mm256_unpackhi_pd(a, b);
     }
     __m256d t2 = _mm256_mul_pd(t, t), zero = _mm256_setzero_pd();
-    __m256d p = _mm256_fmadd_pd(_mm256_fmadd_pd(cf[4], t2, _mm256_fmadd_pd(cf[3], t, cf[2])), t2, _mm256_fmadd_pd(cf[1], t, cf[0]));
-    __m256d na = _mm256_or_pd(xd, _mm256_set1_pd(-0.0)), g;
-    if (fn == FN_GELU) {
-        g = _mm256_fmadd_pd(na, p, _mm256_max_pd(xd, zero)); /* xpos + GELU(-|x|) */
-    } else {
-        __m256d d = _mm256_sub_pd(_mm256_sub_pd(na, _mm256_set1_pd(NT_X0_HI)), _mm256_set1_pd(NT_X0_LO));
-        g = _mm256_mul_pd(d, p);
-        g = _mm256_blendv_pd(g, _mm256_sub_pd(_mm256_set1_pd(1.0), g), _mm256_cmp_pd(xd, zero, _CMP_GT_OQ));
-    }
-    /* main_8's test on g's bits: decided where |off| > EBITS */
-    __m256i ebits = _mm256_castpd_si256(cf[FROW - 1]);
-    __m256i mid = _mm256_sub_epi64(_mm256_and_si256(_mm256_castpd_si256(g), _mm256_set1_epi64x((1LL << 29) - 1)),
-                                   _mm256_set1_epi64x(1LL << 28));
-    __m256i far = _mm256_or_si256(_mm256_cmpgt_epi64(mid, ebits),
-                                  _mm256_cmpgt_epi64(_mm256_sub_epi64(_mm256_setzero_si256(), ebits), mid));
-    *dec = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(far));
-    return _mm256_cvtpd_ps(g);
+    __m256d p = _mm256_fmadd_pd(_mm256_fmadd_pd(cf[3], t, cf[2]), t2, _mm256_fmadd_pd(cf[1], t, cf[0]));
+    __m256d na = _mm256_or_pd(xd, _mm256_set1_pd(-0.0));
+    if (fn == FN_GELU)
+        return _mm256_fmadd_pd(na, p, _mm256_max_pd(xd, zero)); /* xpos + GELU(-|x|) */
+    __m256d d = _mm256_sub_pd(_mm256_sub_pd(na, _mm256_set1_pd(NT_X0_HI)), _mm256_set1_pd(NT_X0_LO));
+    __m256d g = _mm256_mul_pd(d, p);
+    return _mm256_blendv_pd(g, _mm256_sub_pd(_mm256_set1_pd(1.0), g), _mm256_cmp_pd(xd, zero, _CMP_GT_OQ));
+}
+
+/* main_8's test on the bits of 8 values g (lo: inputs 0-3, hi: 4-7): the
+ * float32 rounding is decided where the 29 bits it drops are more than EBITS
+ * from the midpoint. Those bits are the low halves of the 64-bit lanes: one
+ * shuffle packs them into 8 lanes of 32 bits, in the order 0 1 4 5 | 2 3 6 7
+ * (PACKED), the order of e, the bounds; bits of the inputs decided, in input order */
+#define PACKED 0, 1, 4, 5, 2, 3, 6, 7
+T_AVX2 AI unsigned decided_8(__m256d glo, __m256d ghi, __m256i e) {
+    __m256i g = _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castpd_ps(glo), _mm256_castpd_ps(ghi), 0x88));
+    __m256i mid = _mm256_abs_epi32(_mm256_sub_epi32(_mm256_and_si256(g, _mm256_set1_epi32((1 << 29) - 1)), _mm256_set1_epi32(1 << 28)));
+    unsigned m = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(mid, e)));
+    return (m & 0xc3u) | (m & 0x0cu) << 2 | (m & 0x30u) >> 2;
 }
 
 T_AVX2 AI size_t main_avx2_body(int fn, const float *x, float *y, size_t n, uint32_t *list) {
@@ -373,12 +378,16 @@ T_AVX2 AI size_t main_avx2_body(int fn, const float *x, float *y, size_t n, uint
     const __m256i absf = _mm256_set1_epi32(0x7fffffff), tiny1 = _mm256_set1_epi32(0x0d800000 - 1); /* 2^-100 */
     int32_t satb;
     memcpy(&satb, &satf, 4);
-    const __m256i satbits = _mm256_set1_epi32(satb), low8 = _mm256_set1_epi32(NT_FINE_N - 1);
+    const __m256i satbits = _mm256_set1_epi32(satb), low9 = _mm256_set1_epi32(NT_FINE_N - 1);
+    const __m256i packed = _mm256_setr_epi32(PACKED), ebits = _mm256_loadu_si256((const __m256i *)(fn == FN_GELU ? NT_GELU_FEBITS : NT_GRAD_FEBITS));
     const __m256 negz = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f), magic = _mm256_set1_ps(12582912.0f); /* 1.5*2^23 */
     const __m256 ninvw = _mm256_set1_ps((float)-(fn == FN_GELU ? NT_GELU_FINVW : NT_GRAD_FINVW));
     const __m256 fw = _mm256_set1_ps((float)(fn == FN_GELU ? NT_GELU_FW : NT_GRAD_FW));
     float tb[CHUNK];
     uint32_t ob[CHUNK];
+    int32_t eb[CHUNK];
+    uint8_t mk[BLOCK / 8 + 8]; /* each step's flags: bit j, input j listed */
+    memset(mk, 0, sizeof mk);
     size_t c = 0, n8 = n & ~(size_t)7, i;
     for (size_t c0 = 0; c0 < n8; c0 += CHUNK) {
         size_t c1 = n8 - c0 < CHUNK ? n8 : c0 + CHUNK;
@@ -387,30 +396,38 @@ T_AVX2 AI size_t main_avx2_body(int fn, const float *x, float *y, size_t n, uint
             __m256 nf = _mm256_or_ps(_mm256_loadu_ps(x + i), negz);
             __m256 s = _mm256_fmadd_ps(nf, ninvw, magic);
             __m256 t = _mm256_fmadd_ps(_mm256_sub_ps(s, magic), fw, nf);
-            __m256i k = _mm256_and_si256(_mm256_castps_si256(s), low8); /* row k at 48 k bytes */
+            __m256i k = _mm256_and_si256(_mm256_castps_si256(s), low9);
+            __m256i kp = _mm256_permutevar8x32_epi32(k, packed);
             _mm256_storeu_ps(tb + (i - c0), t);
-            _mm256_storeu_si256((__m256i *)(ob + (i - c0)), _mm256_add_epi32(_mm256_slli_epi32(k, 5), _mm256_slli_epi32(k, 4)));
+            _mm256_storeu_si256((__m256i *)(ob + (i - c0)), _mm256_slli_epi32(k, 5)); /* row k at 32 k bytes */
+            _mm256_storeu_si256((__m256i *)(eb + (i - c0)), _mm256_permutevar8x32_epi32(ebits, _mm256_srli_epi32(kp, 6)));
         }
         for (i = c0; i < c1; i += 8) { /* pass 2 */
-            __m256 xf = _mm256_loadu_ps(x + i), tf = _mm256_loadu_ps(tb + (i - c0));
+            __m256 xf = _mm256_loadu_ps(x + i);
             __m256i xb = _mm256_castps_si256(xf), ab = _mm256_and_si256(xb, absf);
             __m256 m_sat = _mm256_cmp_ps(xf, sat, _CMP_GE_OQ), m_zero = _mm256_cmp_ps(xf, zero, _CMP_LT_OQ);
             __m256i m_main = _mm256_cmpgt_epi32(satbits, ab); /* |x| < SAT (nan: no) */
             if (fn == FN_GELU) /* |x| < 2^-100 to the tiers, as in main_avx512_body */
                 m_main = _mm256_and_si256(m_main, _mm256_cmpgt_epi32(ab, tiny1));
-            unsigned dlo, dhi;
-            __m128 glo = main_4(fn, _mm256_cvtps_pd(_mm256_castps256_ps128(xf)), _mm256_cvtps_pd(_mm256_castps256_ps128(tf)),
-                                rows, ob + (i - c0), &dlo);
-            __m128 ghi = main_4(fn, _mm256_cvtps_pd(_mm256_extractf128_ps(xf, 1)), _mm256_cvtps_pd(_mm256_extractf128_ps(tf, 1)),
-                                rows, ob + (i - c0) + 4, &dhi);
-            __m256 r = _mm256_insertf128_ps(_mm256_castps128_ps256(glo), ghi, 1);
+            const float *tp = tb + (i - c0); /* halves converted from memory: no extraction */
+            __m256d glo = main_4(fn, _mm256_cvtps_pd(_mm_loadu_ps(x + i)), _mm256_cvtps_pd(_mm_loadu_ps(tp)), rows, ob + (i - c0));
+            __m256d ghi = main_4(fn, _mm256_cvtps_pd(_mm_loadu_ps(x + i + 4)), _mm256_cvtps_pd(_mm_loadu_ps(tp + 4)), rows, ob + (i - c0) + 4);
+            __m256 r = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(glo)), _mm256_cvtpd_ps(ghi), 1);
             r = _mm256_blendv_ps(r, fn == FN_GELU ? xf : one, m_sat);
             r = _mm256_blendv_ps(r, negz, m_zero);
             _mm256_storeu_ps(y + i, r);
-            unsigned done = ((dlo | dhi << 4) & (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(m_main))) |
+            unsigned done = (decided_8(glo, ghi, _mm256_loadu_si256((const __m256i *)(eb + (i - c0)))) & (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(m_main))) |
                             (unsigned)_mm256_movemask_ps(_mm256_or_ps(m_sat, m_zero));
-            c = push_bits(list, c, i, ~done & 0xffu);
+            mk[i / 8] = (uint8_t)~done;
         }
+    }
+    /* the list from the flags, 64 inputs at a time, after the loop: a branch on
+     * each step's flags there mispredicts often, and each time throws away the
+     * loads the loop had started ahead (costly where x comes from memory) */
+    for (size_t j = 0; j < n8 / 8; j += 8) {
+        uint64_t wd;
+        memcpy(&wd, mk + j, 8);
+        c = push_bits(list, c, j * 8, wd);
     }
     for (i = n8; i < n; i++)
         if (main_one(fn, x[i], y + i)) list[c++] = (uint32_t)i;
@@ -418,8 +435,8 @@ T_AVX2 AI size_t main_avx2_body(int fn, const float *x, float *y, size_t n, uint
 }
 INSTANTIATE(avx2, T_AVX2, main_avx2_body)
 
-/* the listed inputs of a block, gathered: the vector tier (FAST for GELU, TIGHT for GELU'),
- * 4 lanes at a time; what it leaves, by the scalar TIGHT tier (settle_avx512v_body's steps) */
+/* the listed inputs of a block, gathered: the vector TIGHT tier, 4 lanes at a
+ * time; what it leaves, by the scalar TIGHT tier (settle_avx512v_body's steps) */
 T_AVX2 AI size_t settle_avx2v_body(int fn, const float *x, float *y, const uint32_t *list, size_t c, int64_t *und,
                                    int64_t base) {
     float xs[BLOCK + 4], ys[BLOCK + 4];
