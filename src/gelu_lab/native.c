@@ -26,11 +26,11 @@
  *      sub-range's bound EPS[k] decides; every other input (the tail, nan,
  *      for GELU |x| < 2^-100, an undecided rounding) is listed.
  *   2. the listed inputs, gathered while the block is in cache: the FAST tier
- *      for GELU, the TIGHT tier for GELU', vectorised (avx512, avx2); what is
- *      left by the scalar tiers (scalar: all of it); what TIGHT cannot decide
- *      is returned as undecided.
- * Error bounds: EPS[k] (and the AVX2 tables' FEBITS[g]) is twice the fit's measured maximum plus 1e-14; the
- * tiers' are gelu_lab.kernels' (tested against mpmath). bench/exhaustive_native.py
+ *      for GELU (TIGHT in avx2, whose main pass lists more), the TIGHT tier
+ *      for GELU', vectorised (avx512, avx2); what is left by the scalar tiers
+ *      (scalar: all of it); what TIGHT cannot decide is returned as undecided.
+ * Error bounds: EPS[k] (and the AVX2 tables' FEBITS[g]) is twice the fit's
+ * measured maximum plus 1e-14; the tiers' are gelu_lab.kernels' (tested against mpmath). bench/exhaustive_native.py
  * checks every variant on all 2^32 float32 inputs against the numba kernel.
  *
  * "scalar" is portable C with fma(); where the CPU has FMA it is compiled a
