@@ -53,7 +53,8 @@ Ziv test of the sub-range's bound and hands everything else (the tail, nan,
 undecided roundings) to the tiers above, ported to C. Built with OpenMP, it
 runs its own threads (:func:`thread_count` of them), on the runtime torch
 uses. Variants:
-"avx512", "avx2" (AVX2+FMA: the same method, 4 lanes), "scalar"
+"avx512", "avx2" (AVX2+FMA: the same method on tables of its own, 512
+sub-ranges of degree 3, 4 lanes), "scalar"
 (portable C, fma()), chosen by :func:`variant`: the widest the CPU runs,
 numba where it has no AVX2 (faster than the scalar variants; ``GELU_LAB_KERNEL``
 forces any of them); the 16-bit lookups run in C wherever it was built
@@ -389,9 +390,8 @@ _VARIANTS = {"scalar": 0, "avx2": 1, "avx512": 2, "scalar-libm": 3}
 KERNEL_ENV = "GELU_LAB_KERNEL"
 
 
-# fastest first, as measured on an AVX-512 machine, numba and torch held to AVX2 for the
-# avx2 row (bench/bench_gelu.py, README): there the C avx2 variant runs gelu_grad at 1.7x
-# numba's speed and gelu at 0.9x; numba beats the scalar variants everywhere
+# fastest first, as bench/bench_gelu.py measures them (its --avx2 stand-in for the avx2
+# row; the README has the figures): numba beats the scalar variants everywhere
 _ORDER = ("avx512", "avx2", "numba", "scalar", "scalar-libm")
 
 

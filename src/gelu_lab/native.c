@@ -314,8 +314,8 @@ T_AVX2 AI __m128 tier_256(int fn, __m128 xf, unsigned *flag) {
  * chunk of CHUNK inputs:
  *   1. 8 float32 lanes: k = round(|x| / FW) from the bits of |x|/FW + 1.5*2^23,
  *      t = na + k FW (exact in float32: FW is a multiple of 2^-15 and |t| <= |na|),
- *      the byte offset of row k and the bound of k's group (FEBITS, 8 of them:
- *      one permute from a register);
+ *      the byte offset of row k and the bound of k's group (FEBITS: 8 values
+ *      in a register, permuted by k / 64, in the order decided_8 compares);
  *   2. 4 float64 lanes: each lane's row through a scalar load of its offset (no
  *      transfer from vector to integer registers on the way to the loads), P(t),
  *      then the Ziv test of main_one on 8 lanes at once (decided_8).
