@@ -209,6 +209,7 @@ def main():
         # the same bound in units of the last place of the float64 value g: |error| <= eps |g|
         # <= eps 2^53 ulp(g); the AVX-512 kernel compares g's 29 discarded bits with the midpoint
         ebits = [int(np.ceil(e * 2.0**53)) + 1 for e in eps]
+        assert max(ebits) < 2**31  # the kernels compare them as int32
         out.append(f"static const int64_t NT_{up}_EBITS[{N_SUB}] = {{{', '.join(f'{b}LL' for b in ebits)}}};\n")
         out += fine_tables(name, f, sat)
     out.append(f"#define NT_X0_HI {X0_HI!r}\n#define NT_X0_LO {X0_LO!r}\n")

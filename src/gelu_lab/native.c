@@ -358,7 +358,7 @@ T_AVX2 AI __m256d main_4(int fn, __m256d xd, __m256d t, const char *rows, const 
     return _mm256_blendv_pd(g, _mm256_sub_pd(_mm256_set1_pd(1.0), g), _mm256_cmp_pd(xd, zero, _CMP_GT_OQ));
 }
 
-/* main_8's test on the bits of 8 values g (lo: inputs 0-3, hi: 4-7): the
+/* decided_16's test on the bits of 8 values g (lo: inputs 0-3, hi: 4-7): the
  * float32 rounding is decided where the 29 bits it drops are more than EBITS
  * from the midpoint. Those bits are the low halves of the 64-bit lanes: one
  * shuffle packs them into 8 lanes of 32 bits, in the order 0 1 4 5 | 2 3 6 7
@@ -475,31 +475,34 @@ T_AVX512 AI __m512d estrin_512(__m512d *c, __m512d t) {
 }
 
 /* 8 lanes of the main range (main_one's steps): na = -|x| as doubles, pos: x > 0;
- * *dec: lanes whose float32 rounding the error bound decides */
-T_AVX512 AI __m256 main_8(int fn, __m512d na, __mmask8 pos, const __m512d *ca, const __m512d *cb, __m512i ea,
-                          __m512i eb, __mmask8 *dec) {
+ * g, the value before its rounding, and in *idx the bits whose low four are the sub-range */
+T_AVX512 AI __m512d main_8(int fn, __m512d na, __mmask8 pos, const __m512d *ca, const __m512d *cb, __m512i *idx) {
     const __m512d magic = _mm512_set1_pd(MAGIC), w = _mm512_set1_pd(fn == FN_GELU ? NT_GELU_W : NT_GRAD_W);
     __m512d s = _mm512_fmadd_pd(na, _mm512_set1_pd(fn == FN_GELU ? -NT_GELU_INVW : -NT_GRAD_INVW), magic);
     __m512d t = _mm512_fmadd_pd(_mm512_sub_pd(s, magic), w, na);
-    __m512i idx = _mm512_castpd_si512(s);
+    *idx = _mm512_castpd_si512(s);
     __m512d cf[NT_DEG + 1];
 #pragma GCC unroll 16
-    for (int j = 0; j <= NT_DEG; j++) cf[j] = _mm512_permutex2var_pd(ca[j], idx, cb[j]);
-    __m512d p = estrin_512(cf, t), g;
-    if (fn == FN_GELU) {
-        g = _mm512_fmadd_pd(na, p, _mm512_maskz_sub_pd(pos, _mm512_setzero_pd(), na)); /* xpos + GELU(-|x|) */
-    } else {
-        __m512d d = _mm512_sub_pd(_mm512_sub_pd(na, _mm512_set1_pd(NT_X0_HI)), _mm512_set1_pd(NT_X0_LO));
-        g = _mm512_mul_pd(d, p);
-        g = _mm512_mask_sub_pd(g, pos, _mm512_set1_pd(1.0), g); /* 1 - GELU'(-|x|) */
-    }
-    /* Ziv's test on g's bits: |g - truth| <= EBITS ulps of g; the float32 rounding
-     * is decided unless the 29 bits it drops lie within EBITS of the midpoint */
-    __m512i ebits = _mm512_permutex2var_epi64(ea, idx, eb);
-    __m512i off = _mm512_abs_epi64(_mm512_sub_epi64(_mm512_and_si512(_mm512_castpd_si512(g), _mm512_set1_epi64((1LL << 29) - 1)),
-                                                    _mm512_set1_epi64(1LL << 28)));
-    *dec = _mm512_cmpgt_epi64_mask(off, ebits);
-    return _mm512_cvtpd_ps(g);
+    for (int j = 0; j <= NT_DEG; j++) cf[j] = _mm512_permutex2var_pd(ca[j], *idx, cb[j]);
+    __m512d p = estrin_512(cf, t);
+    if (fn == FN_GELU)
+        return _mm512_fmadd_pd(na, p, _mm512_maskz_sub_pd(pos, _mm512_setzero_pd(), na)); /* xpos + GELU(-|x|) */
+    __m512d d = _mm512_sub_pd(_mm512_sub_pd(na, _mm512_set1_pd(NT_X0_HI)), _mm512_set1_pd(NT_X0_LO));
+    __m512d g = _mm512_mul_pd(d, p);
+    return _mm512_mask_sub_pd(g, pos, _mm512_set1_pd(1.0), g); /* 1 - GELU'(-|x|) */
+}
+
+/* Ziv's test on the bits of 16 values g (lo: inputs 0-7, hi: 8-15): |g - truth|
+ * <= EBITS ulps of g, so the float32 rounding is decided unless the 29 bits it
+ * drops lie within EBITS of the midpoint. Those bits and the sub-ranges are in
+ * the low halves of the 64-bit lanes: one permute each packs them into 16
+ * lanes of 32 bits, in input order; e: the 16 sub-ranges' EBITS (< 2^31) */
+T_AVX512 AI __mmask16 decided_16(__m512d glo, __m512d ghi, __m512i ilo, __m512i ihi, __m512i e) {
+    const __m512i lows = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    __m512i g = _mm512_permutex2var_epi32(_mm512_castpd_si512(glo), lows, _mm512_castpd_si512(ghi));
+    __m512i k = _mm512_permutex2var_epi32(ilo, lows, ihi);
+    __m512i mid = _mm512_abs_epi32(_mm512_sub_epi32(_mm512_and_si512(g, _mm512_set1_epi32((1 << 29) - 1)), _mm512_set1_epi32(1 << 28)));
+    return _mm512_cmpgt_epi32_mask(mid, _mm512_permutexvar_epi32(k, e));
 }
 
 T_AVX512 AI size_t main_avx512_body(int fn, const float *x, float *y, size_t n, uint32_t *list) {
@@ -511,7 +514,8 @@ T_AVX512 AI size_t main_avx512_body(int fn, const float *x, float *y, size_t n, 
         cb[j] = _mm512_loadu_pd(&C[j][8]);
     }
     const int64_t *EB = fn == FN_GELU ? NT_GELU_EBITS : NT_GRAD_EBITS;
-    const __m512i ea = _mm512_loadu_si512(EB), eb = _mm512_loadu_si512(EB + 8);
+    const __m512i ebits = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(_mm512_loadu_si512(EB))),
+                                             _mm512_cvtepi64_epi32(_mm512_loadu_si512(EB + 8)), 1);
     const float satf = (float)(fn == FN_GELU ? NT_GELU_SAT : NT_GRAD_SAT);
     const __m512 sat = _mm512_set1_ps(satf), zero = _mm512_set1_ps((float)(fn == FN_GELU ? NT_GELU_ZERO : NT_GRAD_ZERO));
     const __m512i absf = _mm512_set1_epi32(0x7fffffff), tinyf = _mm512_set1_epi32(0x0d800000); /* 2^-100 */
@@ -537,14 +541,14 @@ T_AVX512 AI size_t main_avx512_body(int fn, const float *x, float *y, size_t n, 
         __m512 nf = _mm512_castsi512_ps(_mm512_or_si512(xb, _mm512_castps_si512(negz))); /* -|x| */
         __m512d nlo = _mm512_cvtps_pd(_mm512_castps512_ps256(nf));
         __m512d nhi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(nf), 1)));
-        __mmask8 dlo, dhi;
-        __m256 glo = main_8(fn, nlo, (__mmask8)m_pos, ca, cb, ea, eb, &dlo);
-        __m256 ghi = main_8(fn, nhi, (__mmask8)(m_pos >> 8), ca, cb, ea, eb, &dhi);
-        __m512 r = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(glo)), _mm256_castps_pd(ghi), 1));
+        __m512i ilo, ihi;
+        __m512d glo = main_8(fn, nlo, (__mmask8)m_pos, ca, cb, &ilo), ghi = main_8(fn, nhi, (__mmask8)(m_pos >> 8), ca, cb, &ihi);
+        __m512 r = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(_mm512_cvtpd_ps(glo))),
+                                                       _mm256_castps_pd(_mm512_cvtpd_ps(ghi)), 1));
         r = _mm512_mask_blend_ps(m_sat, r, fn == FN_GELU ? xf : one);
         r = _mm512_mask_blend_ps(m_zero, r, negz);
         _mm512_storeu_ps(y + i, r);
-        __mmask16 m_dec = (__mmask16)(dlo | ((unsigned)dhi << 8)) & m_main;
+        __mmask16 m_dec = decided_16(glo, ghi, ilo, ihi, ebits) & m_main;
         mk[i / 16] = (uint16_t)~(m_dec | m_sat | m_zero);
     }
     for (size_t j = 0; j < i / 16; j += 4) { /* the listed lanes, 64 inputs at a time */
