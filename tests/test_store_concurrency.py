@@ -59,3 +59,37 @@ def test_two_training_jobs_share_one_store(tmp_path):
         assert all(v == v and v > 0 for v in val)
         assert r["final"]["steps"] == STEPS
     assert not list((tmp_path / "checkpoints").glob("train-*.pt"))  # both finished runs removed their checkpoints
+
+
+OPENER = r"""
+import os, sys
+from gelu_lab.results.store import Store
+folder, rounds, me = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+for r in range(rounds):
+    open(os.path.join(folder, f"ready-{r}-{me}"), "w").close()
+    while not os.path.exists(os.path.join(folder, f"go-{r}")):
+        pass  # spin: both openers leave the line within microseconds of each other
+    try:
+        with Store(os.path.join(folder, f"s{r}.sqlite")) as s:
+            s.runs("train")
+    except OSError as e:
+        print(f"round {r}: {e}")
+"""
+
+
+def test_processes_that_open_a_new_store_at_once_all_get_it(tmp_path):
+    # the ranks of a torchrun job open the same new store together: SQLite answered all
+    # but one "database is locked" when they switched it to WAL (half of these rounds did)
+    rounds = 10
+    procs = [subprocess.Popen([PY, "-c", OPENER, str(tmp_path), str(rounds), str(i)], env=ENV,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(2)]
+    for r in range(rounds):
+        deadline = time.monotonic() + 60
+        while not all((tmp_path / f"ready-{r}-{i}").exists() for i in range(2)):
+            assert time.monotonic() < deadline and all(p.poll() is None for p in procs), [p.communicate() for p in procs]
+            time.sleep(0.001)
+        (tmp_path / f"go-{r}").touch()
+    outs = [p.communicate(timeout=60) for p in procs]
+    for p, (out, err) in zip(procs, outs):
+        assert p.returncode == 0, err
+        assert out == "", out

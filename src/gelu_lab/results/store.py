@@ -25,6 +25,7 @@ import platform
 import re
 import shlex
 import sqlite3
+import time
 import sys
 import urllib.parse
 from pathlib import Path
@@ -210,7 +211,7 @@ class Store:
         self.db.row_factory = sqlite3.Row
         try:
             if not self.read_only:
-                self.db.execute("PRAGMA journal_mode=WAL")
+                self._wal()
                 self.db.execute("PRAGMA foreign_keys=ON")
                 self.db.executescript(_SCHEMA)
                 self._add_owner_column()
@@ -219,6 +220,21 @@ class Store:
         except sqlite3.DatabaseError as e:
             self.db.close()
             raise OSError(f"runs store {self.path} is not a readable SQLite file ({e})") from None
+
+    def _wal(self, wait_s: float = 30.0):
+        """PRAGMA journal_mode=WAL. On a new file, processes that open it at the same moment
+        (the ranks of a torchrun job) all try to switch it, and SQLite answers the losers
+        "database is locked" at once, without waiting out the busy timeout: they try
+        again until the winner's switch is done (then the pragma only reads the mode)."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
     def close(self):
         self.db.close()
