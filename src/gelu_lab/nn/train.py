@@ -33,6 +33,8 @@ ranks compare parameter checksums ("ranks_identical" in the result).
 
 from __future__ import annotations
 
+import atexit
+import gc
 import hashlib
 import io
 import math
@@ -212,6 +214,18 @@ def full_val_loss(model: GPT, data: CharData, cfg: TrainConfig, device, rows: in
 # --- distributed --------------------------------------------------------------
 
 
+def _leave_group():
+    """Destroy the process group while the interpreter still runs (torch's advice). Left to
+    its teardown, a gloo thread can still be releasing the last collective's tensors,
+    which needs the GIL of an interpreter already gone: the process aborts as it exits
+    ("terminate called without an active exception", SIGABRT). destroy_process_group
+    alone still left that abort now and then: objects in uncollected reference cycles
+    can keep the group alive past it, so the cycles are collected first."""
+    if torch.distributed.is_initialized():
+        gc.collect()
+        torch.distributed.destroy_process_group()
+
+
 def _dist_setup():
     """(rank, world, device) from the torchrun environment; a plain run is (0, 1, cpu|cuda)."""
     world = int(os.environ.get("WORLD_SIZE", "1"))
@@ -224,6 +238,7 @@ def _dist_setup():
         device = torch.device("cpu")
     if world > 1 and not torch.distributed.is_initialized():
         torch.distributed.init_process_group("nccl" if device.type == "cuda" else "gloo")
+        atexit.register(_leave_group)
     return rank, world, device
 
 
