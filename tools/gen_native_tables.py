@@ -156,6 +156,19 @@ def c_array(name, vals, fmt="{!r}"):
     return f"static const double {name}[{len(vals)}] = {{{body}}};\n"
 
 
+def eps_of(err: float) -> float:
+    """A fit's bound from its measured maximum relative error: twice it, plus the evaluation's roundings."""
+    return 2 * err + 1e-14
+
+
+def ebits_of(eps: float) -> int:
+    """The same bound in units of the last place of the float64 value g: |error| <= eps |g|
+    <= eps 2^53 ulp(g); the kernels compare g's 29 discarded bits with the midpoint, as int32."""
+    b = int(np.ceil(eps * 2.0**53)) + 1
+    assert b < 2**31
+    return b
+
+
 def fine_tables(name, f, sat):
     """The AVX2 kernel's tables: FINE_N sub-ranges of width FW (a multiple of 2^-15, so that
     t = na + k FW is exact in float32 too), degree FINE_DEG; the bound of each group of
@@ -168,10 +181,9 @@ def fine_tables(name, f, sat):
         lo, hi = max(k - 0.5, 0.0) * w, (k + 0.5) * w
         c, err = fit(f, -hi, -lo, -k * w, deg=FINE_DEG, npts=40, nchk=1000)
         coefs[:, k] = c
-        ebits.append(int(np.ceil((2 * err + 1e-14) * 2.0**53)) + 1)
+        ebits.append(ebits_of(eps_of(err)))
     group = FINE_N // FINE_GROUPS
     febits = [max(ebits[g * group:(g + 1) * group]) for g in range(FINE_GROUPS)]
-    assert max(febits) < 2**31  # the kernel compares them as int32
     print(f"{name} fine: {FINE_N} sub-ranges of {w}, group bounds 2^"
           + " ".join(f"{np.log2(e / 2.0**54):.1f}" for e in febits), file=sys.stderr)
     out = [f"#define NT_{up}_FW {w!r}\n#define NT_{up}_FINVW {1 / w!r}\n",
@@ -196,7 +208,7 @@ def main():
             lo, hi = max(k - 0.5, 0.0) * w, (k + 0.5) * w
             c, err = fit(f, -hi, -lo, -k * w)
             coefs[:, k] = c
-            eps[k] = 2 * err + 1e-14
+            eps[k] = eps_of(err)
             print(f"{name} k={k:2d} |x| in [{lo:.4f}, {hi:.4f}) max rel err {err:.2e}", file=sys.stderr)
         up = name.upper()
         out.append(f"#define NT_{up}_W {w!r}\n#define NT_{up}_INVW {1 / w!r}\n")
@@ -206,10 +218,7 @@ def main():
             out.append("  {" + ", ".join(repr(float(v)) for v in coefs[j]) + "},\n")
         out.append("};\n")
         out.append(c_array(f"NT_{up}_EPS", eps))
-        # the same bound in units of the last place of the float64 value g: |error| <= eps |g|
-        # <= eps 2^53 ulp(g); the AVX-512 kernel compares g's 29 discarded bits with the midpoint
-        ebits = [int(np.ceil(e * 2.0**53)) + 1 for e in eps]
-        assert max(ebits) < 2**31  # the kernels compare them as int32
+        ebits = [ebits_of(e) for e in eps]
         out.append(f"static const int64_t NT_{up}_EBITS[{N_SUB}] = {{{', '.join(f'{b}LL' for b in ebits)}}};\n")
         out += fine_tables(name, f, sat)
     out.append(f"#define NT_X0_HI {X0_HI!r}\n#define NT_X0_LO {X0_LO!r}\n")

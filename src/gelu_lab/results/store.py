@@ -25,8 +25,8 @@ import platform
 import re
 import shlex
 import sqlite3
-import time
 import sys
+import time
 import urllib.parse
 from pathlib import Path
 
