@@ -219,7 +219,7 @@ def main():
         out.append("};\n")
         out.append(c_array(f"NT_{up}_EPS", eps))
         ebits = [ebits_of(e) for e in eps]
-        out.append(f"static const int64_t NT_{up}_EBITS[{N_SUB}] = {{{', '.join(f'{b}LL' for b in ebits)}}};\n")
+        out.append(f"static const int32_t NT_{up}_EBITS[{N_SUB}] = {{{', '.join(str(b) for b in ebits)}}};\n")
         out += fine_tables(name, f, sat)
     out.append(f"#define NT_X0_HI {X0_HI!r}\n#define NT_X0_LO {X0_LO!r}\n")
     # the general path: kernels.FAST and kernels.TIGHT, two Horner chains each

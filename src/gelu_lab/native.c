@@ -513,9 +513,7 @@ T_AVX512 AI size_t main_avx512_body(int fn, const float *x, float *y, size_t n, 
         ca[j] = _mm512_loadu_pd(&C[j][0]);
         cb[j] = _mm512_loadu_pd(&C[j][8]);
     }
-    const int64_t *EB = fn == FN_GELU ? NT_GELU_EBITS : NT_GRAD_EBITS;
-    const __m512i ebits = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(_mm512_loadu_si512(EB))),
-                                             _mm512_cvtepi64_epi32(_mm512_loadu_si512(EB + 8)), 1);
+    const __m512i ebits = _mm512_loadu_si512(fn == FN_GELU ? NT_GELU_EBITS : NT_GRAD_EBITS);
     const float satf = (float)(fn == FN_GELU ? NT_GELU_SAT : NT_GRAD_SAT);
     const __m512 sat = _mm512_set1_ps(satf), zero = _mm512_set1_ps((float)(fn == FN_GELU ? NT_GELU_ZERO : NT_GRAD_ZERO));
     const __m512i absf = _mm512_set1_epi32(0x7fffffff), tinyf = _mm512_set1_epi32(0x0d800000); /* 2^-100 */
