@@ -315,7 +315,7 @@ T_AVX2 AI __m128 tier_256(int fn, __m128 xf, unsigned *flag) {
  *   1. 8 float32 lanes: k = round(|x| / FW) from the bits of |x|/FW + 1.5*2^23,
  *      t = na + k FW (exact in float32: FW is a multiple of 2^-15 and |t| <= |na|),
  *      the byte offset of row k and the bound of k's group (FEBITS: 8 values
- *      in a register, permuted by k / 64, in the order decided_8 compares);
+ *      in a register, permuted by k / 64);
  *   2. 4 float64 lanes: each lane's row through a scalar load of its offset (no
  *      transfer from vector to integer registers on the way to the loads), P(t),
  *      then the Ziv test of main_one on 8 lanes at once (decided_8).
@@ -360,15 +360,16 @@ T_AVX2 AI __m256d main_4(int fn, __m256d xd, __m256d t, const char *rows, const 
 
 /* decided_16's test on the bits of 8 values g (lo: inputs 0-3, hi: 4-7): the
  * float32 rounding is decided where the 29 bits it drops are more than EBITS
- * from the midpoint. Those bits are the low halves of the 64-bit lanes: one
- * shuffle packs them into 8 lanes of 32 bits, in the order 0 1 4 5 | 2 3 6 7
- * (PACKED), the order of e, the bounds; bits of the inputs decided, in input order */
-#define PACKED 0, 1, 4, 5, 2, 3, 6, 7
-T_AVX2 AI unsigned decided_8(__m256d glo, __m256d ghi, __m256i e) {
+ * from the midpoint. Those bits are the low halves of the 64-bit lanes: a
+ * shuffle packs them into 8 lanes of 32 bits in the order 0 1 4 5 | 2 3 6 7, a
+ * permute puts them in input order; e: the bounds, in input order. Returns the
+ * decided lanes as a mask in input order (all ones where decided) */
+T_AVX2 AI __m256i decided_8(__m256d glo, __m256d ghi, __m256i e) {
+    const __m256i order = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
     __m256i g = _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castpd_ps(glo), _mm256_castpd_ps(ghi), 0x88));
+    g = _mm256_permutevar8x32_epi32(g, order);
     __m256i mid = _mm256_abs_epi32(_mm256_sub_epi32(_mm256_and_si256(g, _mm256_set1_epi32((1 << 29) - 1)), _mm256_set1_epi32(1 << 28)));
-    unsigned m = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(mid, e)));
-    return (m & 0xc3u) | (m & 0x0cu) << 2 | (m & 0x30u) >> 2;
+    return _mm256_cmpgt_epi32(mid, e);
 }
 
 T_AVX2 AI size_t main_avx2_body(int fn, const float *x, float *y, size_t n, uint32_t *list) {
@@ -379,7 +380,7 @@ T_AVX2 AI size_t main_avx2_body(int fn, const float *x, float *y, size_t n, uint
     int32_t satb;
     memcpy(&satb, &satf, 4);
     const __m256i satbits = _mm256_set1_epi32(satb), low9 = _mm256_set1_epi32(NT_FINE_N - 1);
-    const __m256i packed = _mm256_setr_epi32(PACKED), ebits = _mm256_loadu_si256((const __m256i *)(fn == FN_GELU ? NT_GELU_FEBITS : NT_GRAD_FEBITS));
+    const __m256i ebits = _mm256_loadu_si256((const __m256i *)(fn == FN_GELU ? NT_GELU_FEBITS : NT_GRAD_FEBITS));
     const __m256 negz = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f), magic = _mm256_set1_ps(12582912.0f); /* 1.5*2^23 */
     const __m256 ninvw = _mm256_set1_ps((float)-(fn == FN_GELU ? NT_GELU_FINVW : NT_GRAD_FINVW));
     const __m256 fw = _mm256_set1_ps((float)(fn == FN_GELU ? NT_GELU_FW : NT_GRAD_FW));
@@ -397,10 +398,9 @@ T_AVX2 AI size_t main_avx2_body(int fn, const float *x, float *y, size_t n, uint
             __m256 s = _mm256_fmadd_ps(nf, ninvw, magic);
             __m256 t = _mm256_fmadd_ps(_mm256_sub_ps(s, magic), fw, nf);
             __m256i k = _mm256_and_si256(_mm256_castps_si256(s), low9);
-            __m256i kp = _mm256_permutevar8x32_epi32(k, packed);
             _mm256_storeu_ps(tb + (i - c0), t);
             _mm256_storeu_si256((__m256i *)(ob + (i - c0)), _mm256_slli_epi32(k, 5)); /* row k at 32 k bytes */
-            _mm256_storeu_si256((__m256i *)(eb + (i - c0)), _mm256_permutevar8x32_epi32(ebits, _mm256_srli_epi32(kp, 6)));
+            _mm256_storeu_si256((__m256i *)(eb + (i - c0)), _mm256_permutevar8x32_epi32(ebits, _mm256_srli_epi32(k, 6)));
         }
         for (i = c0; i < c1; i += 8) { /* pass 2 */
             __m256 xf = _mm256_loadu_ps(x + i);
@@ -416,8 +416,8 @@ T_AVX2 AI size_t main_avx2_body(int fn, const float *x, float *y, size_t n, uint
             r = _mm256_blendv_ps(r, fn == FN_GELU ? xf : one, m_sat);
             r = _mm256_blendv_ps(r, negz, m_zero);
             _mm256_storeu_ps(y + i, r);
-            unsigned done = (decided_8(glo, ghi, _mm256_loadu_si256((const __m256i *)(eb + (i - c0)))) & (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(m_main))) |
-                            (unsigned)_mm256_movemask_ps(_mm256_or_ps(m_sat, m_zero));
+            __m256i dec = _mm256_and_si256(decided_8(glo, ghi, _mm256_loadu_si256((const __m256i *)(eb + (i - c0)))), m_main);
+            unsigned done = (unsigned)_mm256_movemask_ps(_mm256_or_ps(_mm256_castsi256_ps(dec), _mm256_or_ps(m_sat, m_zero)));
             mk[i / 8] = (uint8_t)~done;
         }
     }
