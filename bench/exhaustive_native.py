@@ -26,11 +26,12 @@ from gelu_lab import kernels
 from gelu_lab.reference import correctly_rounded
 
 
-def settled(name: str, x: np.ndarray, v: str) -> tuple[np.ndarray, int, float]:
-    """(correctly rounded values by kernel v and the reference, undecided count, kernel seconds)."""
+def settled(name: str, x: np.ndarray, v: str, out: np.ndarray) -> tuple[np.ndarray, int, float]:
+    """(correctly rounded values by kernel v and the reference, in out, undecided count, kernel
+    seconds). out is reused from chunk to chunk: a fresh array would be paged in at every call."""
     os.environ[kernels.KERNEL_ENV] = v
     t0 = time.perf_counter()
-    y, idx = kernels.raw_f32(name, x)
+    y, idx = kernels.raw_f32(name, x, out=out[:x.size])
     dt = time.perf_counter() - t0
     if idx.size:
         y[idx] = correctly_rounded(name, x[idx])
@@ -58,6 +59,7 @@ def main(argv=None) -> int:
     saved = os.environ.get(kernels.KERNEL_ENV)
     bad = 0
     bits = np.arange(a.chunk, dtype=np.uint32)  # a chunk's bit patterns are lo + bits
+    want_buf, got_buf = np.empty(a.chunk, np.float32), np.empty(a.chunk, np.float32)
     print(f"# inputs [{a.start:#x}, {a.stop:#x}) in chunks of {a.chunk}; variants {variants} vs numba")
     try:
         for name in a.funcs.split(","):
@@ -65,9 +67,9 @@ def main(argv=None) -> int:
             t_start = time.perf_counter()
             for lo in range(a.start, a.stop, a.chunk):
                 x = (bits[:min(a.chunk, a.stop - lo)] + np.uint32(lo)).view(np.float32)
-                want, _, _ = settled(name, x, "numba")
+                want, _, _ = settled(name, x, "numba", want_buf)
                 for v in variants:
-                    got, n_und, dt = settled(name, x, v)
+                    got, n_und, dt = settled(name, x, v, got_buf)
                     wrong = np.flatnonzero(got.view(np.uint32) != want.view(np.uint32))
                     if wrong.size and stats[v][0] == 0:
                         i = wrong[0]

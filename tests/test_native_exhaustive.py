@@ -3,12 +3,11 @@
 The numba kernel is the independent path (checked on all 2^32 inputs against
 the libm+mpmath reference by bench/exhaustive_float32.sh). Each side's
 undecided inputs are settled by the reference; the results must agree bit for
-bit. About 35 s per function for avx512, avx2 and scalar together on the
-2-core machine (bench/exhaustive_native.py prints the times). "scalar-libm"
-(the same C as "scalar", fma() by libm: the same results, fma being correctly
-rounded) adds about 30–40 s per function, which make test cannot spare: it is
-left to the dense slices of tests/test_native_kernel.py and to
-bench/exhaustive_native.py.
+bit. "scalar-libm" (the same C as "scalar", fma() by libm: the same results,
+fma being correctly rounded) would more than double the time, which make test
+cannot spare: it is left to the dense slices of tests/test_native_kernel.py and
+to bench/exhaustive_native.py (which prints each variant's seconds; README
+"Two commands" has the test's time).
 """
 
 from __future__ import annotations
@@ -24,9 +23,11 @@ CHUNK = 1 << 24
 BITS = np.arange(CHUNK, dtype=np.uint32)  # a chunk's bit patterns are lo + BITS (a tenth of the time of an arange per chunk)
 
 
-def settled(name, x, v, monkeypatch):
+def settled(name, x, v, out, monkeypatch):
+    """x's values by kernel v into out (reused: a fresh 64 MB array per call is paged in
+    again each time), the undecided settled by the reference; as bits."""
     monkeypatch.setenv(kernels.KERNEL_ENV, v)
-    y, idx = kernels.raw_f32(name, x)
+    y, idx = kernels.raw_f32(name, x, out=out)
     if idx.size:
         y[idx] = correctly_rounded(name, x[idx])
     return y.view(np.uint32)
@@ -37,12 +38,16 @@ def test_every_float32_input_every_variant(name, monkeypatch):
     assert VARIANTS, "gelu_lab._native was not built"
     wrong = {v: 0 for v in VARIANTS}
     first = {}
+    bits, want, got = np.empty(CHUNK, np.uint32), np.empty(CHUNK, np.float32), np.empty(CHUNK, np.float32)
+    differ = np.empty(CHUNK, np.bool_)
     for lo in range(0, 1 << 32, CHUNK):
-        x = (BITS + np.uint32(lo)).view(np.float32)
-        want = settled(name, x, "numba", monkeypatch)
+        x = np.add(BITS, np.uint32(lo), out=bits).view(np.float32)
+        expected = settled(name, x, "numba", want, monkeypatch)
         for v in VARIANTS:
-            bad = np.flatnonzero(settled(name, x, v, monkeypatch) != want)
-            if bad.size and v not in first:
+            if not np.not_equal(settled(name, x, v, got, monkeypatch), expected, out=differ).any():
+                continue
+            bad = np.flatnonzero(differ)
+            if v not in first:
                 first[v] = x[bad[0]]
             wrong[v] += bad.size
     assert not any(wrong.values()), (wrong, first)
