@@ -18,7 +18,9 @@ from gelu_lab.app import content, registry, report, shell
 pytestmark = pytest.mark.xdist_group("app")
 AXE = Path(__file__).resolve().parents[1] / ".venv" / "node" / "node_modules" / "axe-core" / "axe.min.js"
 WIDTHS = (1366, 390)
-CASES = [(w, p, lang) for w in WIDTHS for p in registry.PAGES for lang in content.LANGS]
+# language outside page: from page to page the app routes in the tab; the same page in the
+# other language is a full load (open_page), which would come every second case
+CASES = [(w, p, lang) for w in WIDTHS for lang in content.LANGS for p in registry.PAGES]
 # the violations that count, as [id, impact, help, [target, ...]]
 RUN = """async () => (await axe.run(document, {resultTypes: ['violations']})).violations
   .filter(v => v.impact === 'critical' || v.impact === 'serious')

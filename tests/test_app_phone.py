@@ -20,7 +20,9 @@ from gelu_lab.app import content, registry
 
 pytestmark = pytest.mark.xdist_group("app")
 PHONE, LAPTOP = 390, 1366
-CASES = [(w, p, lang) for w in (PHONE, LAPTOP) for p in registry.PAGES for lang in content.LANGS]
+# language outside page: from page to page the app routes in the tab; the same page in the
+# other language is a full load (open_page), which would come every second case
+CASES = [(w, p, lang) for w in (PHONE, LAPTOP) for lang in content.LANGS for p in registry.PAGES]
 
 OVERFLOW = "() => [document.documentElement.scrollWidth, innerWidth]"
 
