@@ -403,7 +403,7 @@ T_AVX2 AI size_t main_avx2_body(int fn, const float *x, float *y, size_t n, uint
         }
         for (i = c0; i < c1; i += 8) { /* pass 2 */
             /* 4 KiB ahead, issued from this long pass, where they spread out: issued from pass 1
-             * they come 32 in a burst, more than the misses a core keeps in flight (README, AVX2) */
+             * they come 32 in a burst, likely more misses than a core keeps in flight (README, AVX2) */
             _mm_prefetch((const char *)(x + i + 1024), _MM_HINT_T0);
             __m256 xf = _mm256_loadu_ps(x + i);
             __m256i xb = _mm256_castps_si256(xf), ab = _mm256_and_si256(xb, absf);
