@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from gelu_lab import kernels
-from gelu_lab.reference import correctly_rounded
+from gelu_lab.core import _float32
 
 VARIANTS = [v for v in ("avx512", "avx2", "scalar") if v in kernels.available()]
 CHUNK = 1 << 24
@@ -24,13 +24,10 @@ BITS = np.arange(CHUNK, dtype=np.uint32)  # a chunk's bit patterns are lo + BITS
 
 
 def settled(name, x, v, out, monkeypatch):
-    """x's values by kernel v into out (reused: a fresh 64 MB array per call is paged in
-    again each time), the undecided settled by the reference; as bits."""
+    """gelu_lab's float32 path (kernel v, its undecided inputs settled by the reference) into
+    out, reused from chunk to chunk: a fresh 64 MB array per call is paged in again each time."""
     monkeypatch.setenv(kernels.KERNEL_ENV, v)
-    y, idx = kernels.raw_f32(name, x, out=out)
-    if idx.size:
-        y[idx] = correctly_rounded(name, x[idx])
-    return y.view(np.uint32)
+    return _float32(name, x, out).view(np.uint32)
 
 
 @pytest.mark.parametrize("name", ["gelu", "gelu_grad"])
