@@ -63,13 +63,3 @@ def test_first_render_of_a_page_has_its_figures_and_sliders(page, app_url, route
     assert final > 0 and first["sliders"] == final, (first, final)
     page.log.check()
 
-
-def test_the_browser_tests_run_in_one_worker(request):
-    """make test runs `-n 2 --dist loadgroup`: the tests of group "app" share one worker, so one
-    app server and one Chromium (tests/app_browser.py), and "bert" loads the model once.
-    pytest-xdist 3.8 groups a test by a suffix on its node id, which pytest 9.2 no longer takes
-    (pytest-xdist#1386): every test would go anywhere, silently. pyproject.toml holds pytest
-    below 9.2 until a pytest-xdist release groups tests another way."""
-    if not getattr(request.config.option, "loadgroup", False):
-        pytest.skip("not run with --dist loadgroup: there are no groups to check")
-    assert request.node.nodeid.endswith("@app"), f"{request.node.nodeid}: the xdist group was lost"
