@@ -60,8 +60,8 @@ def hard_inputs() -> np.ndarray:
     for fn in ("GELU", "GRAD"):
         w = nt[f"NT_{fn}_W"]  # the sub-ranges' ends in |x|, (j + 1/2) W, on both sides of 0
         parts += [around(s * (j + 0.5) * w, 2048) for j in range(16) for s in (1, -1)]
-        fw = nt[f"NT_{fn}_FW"]  # and the AVX2 tables' ends
-        parts += [around(s * (j + 0.5) * fw, 64) for j in range(int(nt["NT_FINE_N"])) for s in (1, -1)]
+        fw = nt[f"NT_{fn}_FW"]  # and the AVX2 tables' ends (its FINE_N rows are on the signed x)
+        parts += [around(s * (j + 0.5) * fw, 64) for j in range(int(nt["NT_FINE_N"]) // 2) for s in (1, -1)]
         parts += [around(nt[f"NT_{fn}_{t}"], 4096) for t in ("SAT", "ZERO")] + [around(-nt[f"NT_{fn}_SAT"], 4096)]
     parts.append(around(nt["NT_X0_HI"], 1 << 15))
     parts += [around(v, 4096) for v in (15.0, -15.0, 2.0**-30, -(2.0**-30), 1.0, -1.0)]

@@ -32,11 +32,21 @@ ceil(EPS[k] 2^53) + 1 units in the last place of the float64 value); an input
 whose interval does not decide is settled by the general path (the FAST/TIGHT
 tiers of gelu_lab.kernels, ported to C).
 
-The AVX2 kernel has tables of its own (fine_tables): FINE_N = 512 sub-ranges of
-width FW (a multiple of 2^-15, so that t is exact in float32 as well) and degree
-FINE_DEG = 3, with one bound FEBITS[g] for each of 8 groups of 64 sub-ranges.
-A lane loads its sub-range's row there, and 4 coefficients cost fewer loads
-than 9 (native.c, main_avx2_body).
+The AVX2 kernel has tables of its own (fine_tables): FINE_N = 1024 sub-ranges
+of width FW (a multiple of 2^-15, so that t is exact in float32 as well) on the
+signed x, k = round(x / FW) in -511..511, row k mod 1024, degree FINE_DEG = 3
+(row 512 is left empty: the kernel takes x beyond the table there and fills it
+with NaN, so that those inputs are undecided).
+AVX2 has no permute across 16 doubles: a lane loads its sub-range's row, and
+each instruction saved per lane counts (native.c, main_avx2_body), so these
+fit the function itself, with no symmetry and no factor to apply afterwards:
+GELU(x) ~ P_k(t) and GELU'(x) ~ P_k(t), t = x - k FW, to an absolute error
+(GELU' has a root and GELU a zero: a relative bound fails there, an absolute
+one leaves only the inputs nearest them undecided). Sub-range 0 of GELU is
+t R(t), R ~ Phi of degree 2, with a bound relative to x (FE0 |x|), so that
+inputs down to 2^-100 are decided. The bounds FE[g], one for each of
+FINE_GROUPS groups of FINE_N / FINE_GROUPS consecutive rows (the largest of
+theirs: eps_of of the measured error), are float32, rounded up.
 
 Saturation thresholds (proved with mpmath, Q(a) = Phi(-a)):
     gelu       x >= SAT:  x Q(x) < ulp(x)/2       -> GELU = x
@@ -62,7 +72,7 @@ mpmath.mp.dps = 40
 DEG = 8  # native.c's Estrin scheme is written out for it
 N_SUB = 16
 FINE_DEG = 3  # the AVX2 kernel's tables: many narrow sub-ranges, a low degree
-FINE_N = 512
+FINE_N = 1024  # k in -511..511, row k mod FINE_N
 FINE_GROUPS = 8  # its bounds: one for each run of FINE_N / FINE_GROUPS sub-ranges
 X0 = mpmath.findroot(lambda t: mpmath.ncdf(t) + t * mpmath.npdf(t), mpmath.mpf("-0.7517915"))
 X0_HI, X0_LO = nm.grad_root_series()[:2]
@@ -70,6 +80,14 @@ X0_HI, X0_LO = nm.grad_root_series()[:2]
 
 def gelu_phi(na):
     return mpmath.ncdf(na)
+
+
+def gelu(x):
+    return x * mpmath.ncdf(x)
+
+
+def grad(x):
+    return mpmath.ncdf(x) + x * mpmath.npdf(x)
 
 
 def grad_ratio(na):
@@ -88,20 +106,25 @@ def width(sat: float, n: int = N_SUB, bits: int = 10) -> float:
     return w
 
 
-def fit(f, lo, hi, e, deg=DEG, npts=160, rounds=25, nchk=3000):
-    """Coefficients in t = na - e (low first) of P on na in [lo, hi], and its measured max relative error."""
+def fit(f, lo, hi, e, deg=DEG, npts=160, rounds=25, nchk=3000, rel=True):
+    """Coefficients in t = na - e (low first) of P on na in [lo, hi], and its measured max
+    relative error (rel=False: absolute)."""
     pad = (hi - lo) * 2e-3  # a rounded k may miss its sub-range by a hair: fit a little wider
     lo, hi = lo - pad, hi + pad
     u = np.cos(np.pi * (np.arange(npts) + 0.5) / npts)
     na = (lo + hi) / 2 + u * (hi - lo) / 2
     y = np.array([float(f(mpmath.mpf(float(v)))) for v in na])
     scale = max(abs(lo - e), abs(hi - e))
-    a = np.vander((na - e) / scale, deg + 1, increasing=True) / y[:, None]
+    a = np.vander((na - e) / scale, deg + 1, increasing=True)
+    a, b = (a / y[:, None], np.ones(npts)) if rel else (a, y)
     wt = np.ones(npts)
     for _ in range(rounds):  # Lawson: weights follow the error, towards equal ripple
-        c, *_ = np.linalg.lstsq(a * np.sqrt(wt)[:, None], np.sqrt(wt), rcond=None)
-        r = np.abs(a @ c - 1)
-        wt = wt * r / np.sum(wt * r)
+        c, *_ = np.linalg.lstsq(a * np.sqrt(wt)[:, None], b * np.sqrt(wt), rcond=None)
+        r = np.abs(a @ c - b)
+        if not np.sum(wt * r) > 0:  # exact at every point (GELU = x to the last bit): done
+            break
+        # a floor: a point fitted exactly (GELU near SAT is x in float64) keeps a say
+        wt = np.maximum(wt * r / np.sum(wt * r), 1e-9 / npts)
     coef = c / scale ** np.arange(deg + 1)
     rng = np.random.default_rng(int(1000 * (lo + 20)))
     xs = np.concatenate([rng.uniform(lo, hi, nchk), [lo, hi, (lo + hi) / 2]]).astype(np.float32).astype(np.float64)
@@ -109,7 +132,10 @@ def fit(f, lo, hi, e, deg=DEG, npts=160, rounds=25, nchk=3000):
     p = np.zeros_like(t)
     for cj in coef[::-1]:
         p = p * t + cj
-    err = max(abs(float(mpmath.mpf(float(pv)) / f(mpmath.mpf(float(xv))) - 1)) for pv, xv in zip(p, xs))
+    err = 0.0
+    for pv, xv in zip(p, xs):
+        fx = f(mpmath.mpf(float(xv)))
+        err = max(err, abs(float((mpmath.mpf(float(pv)) - fx) / (fx if rel else 1))))
     return coef, err
 
 
@@ -169,28 +195,46 @@ def ebits_of(eps: float) -> int:
     return b
 
 
-def fine_tables(name, f, sat):
-    """The AVX2 kernel's tables: FINE_N sub-ranges of width FW (a multiple of 2^-15, so that
-    t = na + k FW is exact in float32 too), degree FINE_DEG; the bound of each group of
-    FINE_N / FINE_GROUPS consecutive sub-ranges (the largest of theirs) as FEBITS."""
+def f32_up(v: float) -> float:
+    """The smallest float32 >= v."""
+    f = np.float32(v)
+    return float(f if float(f) >= v else np.nextafter(f, np.float32(np.inf)))
+
+
+def fine_tables(name, sat):
+    """The AVX2 kernel's tables (module docstring): FINE_N rows of FINE_DEG + 1 coefficients
+    on sub-ranges of width FW of the signed x, and their bounds."""
     up = name.upper()
-    w = width(sat, FINE_N, 15)
+    w = width(sat, FINE_N // 2, 15)
     coefs = np.zeros((FINE_DEG + 1, FINE_N))
-    ebits = []
-    for k in range(FINE_N):
-        lo, hi = max(k - 0.5, 0.0) * w, (k + 0.5) * w
-        c, err = fit(f, -hi, -lo, -k * w, deg=FINE_DEG, npts=40, nchk=1000)
-        coefs[:, k] = c
-        ebits.append(ebits_of(eps_of(err)))
+    bound = np.zeros(FINE_N)  # absolute
+    fe0 = None
+    for r in range(FINE_N):
+        k = r if r < FINE_N // 2 else r - FINE_N
+        lo, hi = (k - 0.5) * w, (k + 0.5) * w
+        if k == -FINE_N // 2:  # beyond the table: native.c fills this row with NaN
+            continue
+        if name == "gelu" and k == 0:  # t R(t), R ~ Phi: relative to GELU(t) down to t = 0
+            c, err = fit(gelu_phi, lo, hi, 0.0, deg=FINE_DEG - 1, npts=40, nchk=1000)
+            coefs[1:, r] = c
+            phi_max = float(mpmath.ncdf(hi * 1.01))
+            fe0 = f32_up(eps_of(err) * phi_max * (1 + 2.0**-18))  # |error| <= FE0 |x|, float32 product rounding included
+        else:
+            c, err = fit(gelu if name == "gelu" else grad, lo, hi, k * w, deg=FINE_DEG, npts=40, nchk=1000, rel=False)
+            coefs[:, r] = c
+            bound[r] = eps_of(err)
     group = FINE_N // FINE_GROUPS
-    febits = [max(ebits[g * group:(g + 1) * group]) for g in range(FINE_GROUPS)]
-    print(f"{name} fine: {FINE_N} sub-ranges of {w}, group bounds 2^"
-          + " ".join(f"{np.log2(e / 2.0**54):.1f}" for e in febits), file=sys.stderr)
+    fe = [f32_up(max(bound[g * group:(g + 1) * group])) for g in range(FINE_GROUPS)]
     out = [f"#define NT_{up}_FW {w!r}\n#define NT_{up}_FINVW {1 / w!r}\n",
            f"static const double NT_{up}_FC[{FINE_DEG + 1}][{FINE_N}] = {{\n"]
     out += ["  {" + ", ".join(repr(float(v)) for v in coefs[j]) + "},\n" for j in range(FINE_DEG + 1)]
     out.append("};\n")
-    out.append(f"static const int32_t NT_{up}_FEBITS[{FINE_GROUPS}] = {{{', '.join(str(b) for b in febits)}}};\n")
+    out.append(f"static const float NT_{up}_FE[{FINE_GROUPS}] = {{{', '.join(repr(v) + 'f' for v in fe)}}};\n")
+    if fe0 is not None:
+        out.append(f"#define NT_{up}_FE0 {fe0!r}\n")  # a float32 value
+    print(f"{name} fine: {FINE_N} sub-ranges of {w}, absolute group bounds 2^"
+          + " ".join(f"{np.log2(e):.1f}" for e in fe) + (f", sub-range 0: 2^{np.log2(fe0):.1f} |x|" if fe0 else ""),
+          file=sys.stderr)
     return out
 
 
@@ -220,7 +264,7 @@ def main():
         out.append(c_array(f"NT_{up}_EPS", eps))
         ebits = [ebits_of(e) for e in eps]
         out.append(f"static const int32_t NT_{up}_EBITS[{N_SUB}] = {{{', '.join(str(b) for b in ebits)}}};\n")
-        out += fine_tables(name, f, sat)
+        out += fine_tables(name, sat)
     out.append(f"#define NT_X0_HI {X0_HI!r}\n#define NT_X0_LO {X0_LO!r}\n")
     # the general path: kernels.FAST and kernels.TIGHT, two Horner chains each
     for tier in ("FAST", "TIGHT"):

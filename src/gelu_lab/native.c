@@ -17,19 +17,20 @@
  *   1. the main pass, every variant: x >= SAT -> the limit (x or 1);
  *      x < ZERO -> -0; |x| < SAT -> a degree-8 polynomial in t on one of 16
  *      sub-ranges of |x| of width W picked by the low bits of |x|/W + 1.5*2^52
- *      (AVX-512: coefficients from registers by vpermt2pd; AVX2: a degree-3
- *      polynomial on one of 512 sub-ranges of width FW, coefficients from
- *      each lane's row of a table, see main_avx2_body), fitted on the
+ *      (AVX-512: coefficients from registers by vpermt2pd), fitted on the
  *      negative half only: with na = -|x|, GELU = max(x, 0) + na P(t) and
  *      GELU' = d P(t) (x <= 0) or 1 - d P(t) (x > 0), d = na - x0; the value
  *      is rounded once to float32 and kept where a Ziv test with the
  *      sub-range's bound EPS[k] decides; every other input (the tail, nan,
- *      for GELU |x| < 2^-100, an undecided rounding) is listed.
+ *      for GELU |x| < 2^-100, an undecided rounding) is listed. AVX2 instead:
+ *      a degree-3 polynomial of x itself on one of 1024 sub-ranges of width
+ *      FW of the signed x, coefficients from each lane's row of a table, with
+ *      an absolute bound (main_avx2_body).
  *   2. the listed inputs, gathered while the block is in cache: the FAST tier
  *      for GELU (TIGHT in avx2, whose main pass lists more), the TIGHT tier
  *      for GELU', vectorised (avx512, avx2); what is left by the scalar tiers
  *      (scalar: all of it); what TIGHT cannot decide is returned as undecided.
- * Error bounds: EPS[k] (and the AVX2 tables' FEBITS[g]) is twice the fit's
+ * Error bounds: EPS[k] (and the AVX2 tables' FE[g], FE0) is twice the fit's
  * measured maximum plus 1e-14; the tiers' are gelu_lab.kernels' (tested against mpmath). bench/exhaustive_native.py
  * checks every variant on all 2^32 float32 inputs against the numba kernel.
  *
@@ -264,8 +265,8 @@ T_AVX2 AI __m256d exp_nonpos_256(__m256d z, const double *e0, const double *e1, 
 }
 
 /* 4 lanes of gelu_tier or grad_tight, both with the TIGHT tier: the AVX2 main
- * pass lists inputs within 2^-27 of a midpoint, and FAST's bound (3.5e-10)
- * would leave many of them to the scalar tier; *flag: bits of the undecided
+ * pass lists inputs within its bound of a midpoint (about 2^-36 to 2^-26 of the
+ * value), and FAST's bound (3.5e-10) would leave many of them to the scalar tier; *flag: bits of the undecided
  * lanes, and for GELU' of those near its root (left to the scalar tier's series) */
 T_AVX2 AI __m128 tier_256(int fn, __m128 xf, unsigned *flag) {
     const __m256d sign = _mm256_set1_pd(-0.0), zero = _mm256_setzero_pd();
@@ -306,38 +307,44 @@ T_AVX2 AI __m128 tier_256(int fn, __m128 xf, unsigned *flag) {
     return _mm_blendv_ps(_mm256_cvtpd_ps(v), _mm_max_ps(lo32, hi32), _mm_and_ps(und, tiny));
 }
 
-/* The AVX2 main pass has tables of its own (NT_*_FC: 512 sub-ranges of width
- * FW, degree 3; native_tables.h). AVX2 has no permute across 16 doubles, so
- * each lane's coefficients are loaded from its sub-range's row: 4 coefficients
- * are 2 pairs of loads and in-lane shuffles where 9 are 5 (lane-crossing
- * permutes and gathers are slow on some AVX2 cores). Two passes over each
- * chunk of CHUNK inputs:
- *   1. 8 float32 lanes: k = round(|x| / FW) from the bits of |x|/FW + 1.5*2^23,
- *      t = na + k FW (exact in float32: FW is a multiple of 2^-15 and |t| <= |na|),
- *      the byte offset of row k and the bound of k's group (FEBITS: 8 values
- *      in a register, permuted by k / 64);
+/* The AVX2 main pass has tables of its own (NT_*_FC: 1024 sub-ranges of width
+ * FW of the signed x, degree 3; native_tables.h). AVX2 has no permute across
+ * 16 doubles, so each lane's coefficients are loaded from its sub-range's row
+ * (4 coefficients: 2 pairs of loads and in-lane shuffles; lane-crossing
+ * permutes and gathers are slow on some AVX2 cores), and that fetch is most of
+ * the work: the rows fit GELU and GELU' themselves, to an absolute error, so
+ * nothing is applied after P(t) (no symmetry, no root factor). Two passes over
+ * each chunk of CHUNK inputs:
+ *   1. 8 float32 lanes: x clamped to +-512 FW (nan to -512 FW), k = round(x / FW)
+ *      from the bits of x/FW + 1.5*2^23, row k mod 1024 (row 512, beyond the
+ *      table, is NaN: its inputs stay undecided); t = x - k FW (exact in
+ *      float32: FW is a multiple of 2^-15 and |t| <= |x|); the row's byte
+ *      offset and the bound e: its group's (8 values in a register, permuted by
+ *      row / 128), for GELU's row 0 FE0 |x| (relative: GELU(0) = 0) but at least
+ *      2^-120 (|x| < 2^-100 and 0 undecided);
  *   2. 4 float64 lanes: each lane's row through a scalar load of its offset (no
- *      transfer from vector to integer registers on the way to the loads), P(t),
- *      then the Ziv test of main_one on 8 lanes at once (decided_8).
- * k may differ from main_one's by one where |x|/FW is within a rounding of a
+ *      transfer from vector to integer registers on the way to the loads), P(t);
+ *      P - e and P + e rounded to float32: where the two agree, that is the
+ *      correct rounding (an absolute bound holds through GELU''s root), else the
+ *      input is listed; x >= SAT and x < ZERO by blends, as in every variant.
+ * k may differ from x / FW rounded by one where that is within a rounding of a
  * half-integer: the fits cover their sub-ranges with a margin. */
 #define FROW 4 /* doubles a row: the coefficients */
 #define CHUNK 512
-_Static_assert(NT_FINE_DEG + 1 == FROW && NT_FINE_N == 512 && NT_FINE_GROUPS == 8,
-               "main_4 and main_avx2_body are written for 512 rows of degree 3 in 8 groups");
+_Static_assert(NT_FINE_DEG + 1 == FROW && NT_FINE_N == 1024 && NT_FINE_GROUPS == 8,
+               "rows_poly_4 and main_avx2_body are written for 1024 rows of degree 3 in 8 groups");
 static double ROWS[2][NT_FINE_N][FROW] __attribute__((aligned(32)));
 
 static void fill_rows(void) {
     for (int k = 0; k < NT_FINE_N; k++)
-        for (int j = 0; j < FROW; j++) {
-            ROWS[FN_GELU][k][j] = NT_GELU_FC[j][k];
-            ROWS[FN_GRAD][k][j] = NT_GRAD_FC[j][k];
+        for (int j = 0; j < FROW; j++) { /* row 512 (k = +-512): NaN, so its inputs are undecided */
+            ROWS[FN_GELU][k][j] = k == NT_FINE_N / 2 ? NAN : NT_GELU_FC[j][k];
+            ROWS[FN_GRAD][k][j] = k == NT_FINE_N / 2 ? NAN : NT_GRAD_FC[j][k];
         }
 }
 
-/* xd: x as doubles, t: na + k FW, off: the 4 lanes' row offsets in bytes;
- * g, the value before its rounding */
-T_AVX2 AI __m256d main_4(int fn, __m256d xd, __m256d t, const char *rows, const uint32_t *off) {
+/* P(t) of 4 lanes, each on the row at its byte offset off[] */
+T_AVX2 AI __m256d rows_poly_4(__m256d t, const char *rows, const uint32_t *off) {
     const double *r0 = (const double *)(rows + off[0]), *r1 = (const double *)(rows + off[1]);
     const double *r2 = (const double *)(rows + off[2]), *r3 = (const double *)(rows + off[3]);
     __m256d cf[FROW]; /* rows r0 | r2 and r1 | r3 loaded as halves, then interleaved */
@@ -348,78 +355,67 @@ T_AVX2 AI __m256d main_4(int fn, __m256d xd, __m256d t, const char *rows, const 
         cf[j] = _mm256_unpacklo_pd(a, b);
         cf[j + 1] = _mm256_unpackhi_pd(a, b);
     }
-    __m256d t2 = _mm256_mul_pd(t, t), zero = _mm256_setzero_pd();
-    __m256d p = _mm256_fmadd_pd(_mm256_fmadd_pd(cf[3], t, cf[2]), t2, _mm256_fmadd_pd(cf[1], t, cf[0]));
-    __m256d na = _mm256_or_pd(xd, _mm256_set1_pd(-0.0));
-    if (fn == FN_GELU)
-        return _mm256_fmadd_pd(na, p, _mm256_max_pd(xd, zero)); /* xpos + GELU(-|x|) */
-    __m256d d = _mm256_sub_pd(_mm256_sub_pd(na, _mm256_set1_pd(NT_X0_HI)), _mm256_set1_pd(NT_X0_LO));
-    __m256d g = _mm256_mul_pd(d, p);
-    return _mm256_blendv_pd(g, _mm256_sub_pd(_mm256_set1_pd(1.0), g), _mm256_cmp_pd(xd, zero, _CMP_GT_OQ));
+    __m256d t2 = _mm256_mul_pd(t, t);
+    return _mm256_fmadd_pd(_mm256_fmadd_pd(cf[3], t, cf[2]), t2, _mm256_fmadd_pd(cf[1], t, cf[0]));
 }
 
-/* decided_16's test on the bits of 8 values g (lo: inputs 0-3, hi: 4-7): the
- * float32 rounding is decided where the 29 bits it drops are more than EBITS
- * from the midpoint. Those bits are the low halves of the 64-bit lanes: a
- * shuffle packs them into 8 lanes of 32 bits in the order 0 1 4 5 | 2 3 6 7, a
- * permute puts them in input order; e: the bounds, in input order. Returns the
- * decided lanes as a mask in input order (all ones where decided) */
-T_AVX2 AI __m256i decided_8(__m256d glo, __m256d ghi, __m256i e) {
-    const __m256i order = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
-    __m256i g = _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castpd_ps(glo), _mm256_castpd_ps(ghi), 0x88));
-    g = _mm256_permutevar8x32_epi32(g, order);
-    __m256i mid = _mm256_abs_epi32(_mm256_sub_epi32(_mm256_and_si256(g, _mm256_set1_epi32((1 << 29) - 1)), _mm256_set1_epi32(1 << 28)));
-    return _mm256_cmpgt_epi32(mid, e);
+/* 8 float64 values rounded to float32 */
+T_AVX2 AI __m256 f32_8(__m256d lo, __m256d hi) {
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)), _mm256_cvtpd_ps(hi), 1);
 }
 
 T_AVX2 AI size_t main_avx2_body(int fn, const float *x, float *y, size_t n, uint32_t *list) {
     const char *rows = (const char *)ROWS[fn];
     const float satf = (float)(fn == FN_GELU ? NT_GELU_SAT : NT_GRAD_SAT);
     const __m256 sat = _mm256_set1_ps(satf), zero = _mm256_set1_ps((float)(fn == FN_GELU ? NT_GELU_ZERO : NT_GRAD_ZERO));
-    const __m256i absf = _mm256_set1_epi32(0x7fffffff), tiny1 = _mm256_set1_epi32(0x0d800000 - 1); /* 2^-100 */
-    int32_t satb;
-    memcpy(&satb, &satf, 4);
-    const __m256i satbits = _mm256_set1_epi32(satb), low9 = _mm256_set1_epi32(NT_FINE_N - 1);
-    const __m256i ebits = _mm256_loadu_si256((const __m256i *)(fn == FN_GELU ? NT_GELU_FEBITS : NT_GRAD_FEBITS));
+    const __m256i low10 = _mm256_set1_epi32(NT_FINE_N - 1), zeroi = _mm256_setzero_si256();
+    const __m256 fe = _mm256_loadu_ps(fn == FN_GELU ? NT_GELU_FE : NT_GRAD_FE), fe0 = _mm256_set1_ps(NT_GELU_FE0);
+    const __m256 efloor = _mm256_set1_ps(0x1p-120f); /* |x| < 2^-100: FE0 |x| would lose its bits, x = 0 none */
     const __m256 negz = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f), magic = _mm256_set1_ps(12582912.0f); /* 1.5*2^23 */
-    const __m256 ninvw = _mm256_set1_ps((float)-(fn == FN_GELU ? NT_GELU_FINVW : NT_GRAD_FINVW));
+    const __m256 invw = _mm256_set1_ps((float)(fn == FN_GELU ? NT_GELU_FINVW : NT_GRAD_FINVW));
     const __m256 fw = _mm256_set1_ps((float)(fn == FN_GELU ? NT_GELU_FW : NT_GRAD_FW));
-    float tb[CHUNK];
+    const __m256 lim = _mm256_mul_ps(fw, _mm256_set1_ps(NT_FINE_N / 2)), nlim = _mm256_sub_ps(_mm256_setzero_ps(), lim);
+    float tb[CHUNK], eb[CHUNK]; /* t, the bound */
     uint32_t ob[CHUNK];
-    int32_t eb[CHUNK];
     uint8_t mk[BLOCK / 8 + 8]; /* each step's flags: bit j, input j listed */
     memset(mk, 0, sizeof mk);
     size_t c = 0, n8 = n & ~(size_t)7, i;
     for (size_t c0 = 0; c0 < n8; c0 += CHUNK) {
         size_t c1 = n8 - c0 < CHUNK ? n8 : c0 + CHUNK;
         for (i = c0; i < c1; i += 8) { /* pass 1 */
-            __m256 nf = _mm256_or_ps(_mm256_loadu_ps(x + i), negz);
-            __m256 s = _mm256_fmadd_ps(nf, ninvw, magic);
-            __m256 t = _mm256_fmadd_ps(_mm256_sub_ps(s, magic), fw, nf);
-            __m256i k = _mm256_and_si256(_mm256_castps_si256(s), low9);
+            __m256 xf = _mm256_loadu_ps(x + i);
+            /* beyond the table (and nan) to +-512 FW, row 512 */
+            __m256 xc = _mm256_min_ps(_mm256_max_ps(xf, nlim), lim);
+            __m256 s = _mm256_fmadd_ps(xc, invw, magic);
+            __m256 t = _mm256_fnmadd_ps(_mm256_sub_ps(s, magic), fw, xc);
+            __m256i k = _mm256_and_si256(_mm256_castps_si256(s), low10);
+            __m256 e = _mm256_permutevar8x32_ps(fe, _mm256_srli_epi32(k, 7));
+            if (fn == FN_GELU) /* row 0: FE0 |x| */
+                e = _mm256_blendv_ps(e, _mm256_max_ps(_mm256_mul_ps(_mm256_andnot_ps(negz, xc), fe0), efloor),
+                                     _mm256_castsi256_ps(_mm256_cmpeq_epi32(k, zeroi)));
             _mm256_storeu_ps(tb + (i - c0), t);
             _mm256_storeu_si256((__m256i *)(ob + (i - c0)), _mm256_slli_epi32(k, 5)); /* row k at 32 k bytes */
-            _mm256_storeu_si256((__m256i *)(eb + (i - c0)), _mm256_permutevar8x32_epi32(ebits, _mm256_srli_epi32(k, 6)));
+            _mm256_storeu_ps(eb + (i - c0), e);
         }
         for (i = c0; i < c1; i += 8) { /* pass 2 */
             /* 4 KiB ahead, issued from this long pass, where they spread out: issued from pass 1
              * they come 32 in a burst, likely more misses than a core keeps in flight (README, AVX2) */
             _mm_prefetch((const char *)(x + i + 1024), _MM_HINT_T0);
             __m256 xf = _mm256_loadu_ps(x + i);
-            __m256i xb = _mm256_castps_si256(xf), ab = _mm256_and_si256(xb, absf);
             __m256 m_sat = _mm256_cmp_ps(xf, sat, _CMP_GE_OQ), m_zero = _mm256_cmp_ps(xf, zero, _CMP_LT_OQ);
-            __m256i m_main = _mm256_cmpgt_epi32(satbits, ab); /* |x| < SAT (nan: no) */
-            if (fn == FN_GELU) /* |x| < 2^-100 to the tiers, as in main_avx512_body */
-                m_main = _mm256_and_si256(m_main, _mm256_cmpgt_epi32(ab, tiny1));
             const float *tp = tb + (i - c0); /* halves converted from memory: no extraction */
-            __m256d glo = main_4(fn, _mm256_cvtps_pd(_mm_loadu_ps(x + i)), _mm256_cvtps_pd(_mm_loadu_ps(tp)), rows, ob + (i - c0));
-            __m256d ghi = main_4(fn, _mm256_cvtps_pd(_mm_loadu_ps(x + i + 4)), _mm256_cvtps_pd(_mm_loadu_ps(tp + 4)), rows, ob + (i - c0) + 4);
-            __m256 r = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(glo)), _mm256_cvtpd_ps(ghi), 1);
+            const uint32_t *op = ob + (i - c0);
+            __m256d glo = rows_poly_4(_mm256_cvtps_pd(_mm_loadu_ps(tp)), rows, op);
+            __m256d ghi = rows_poly_4(_mm256_cvtps_pd(_mm_loadu_ps(tp + 4)), rows, op + 4);
+            const float *ep = eb + (i - c0);
+            __m256d elo = _mm256_cvtps_pd(_mm_loadu_ps(ep)), ehi = _mm256_cvtps_pd(_mm_loadu_ps(ep + 4));
+            __m256 r = f32_8(_mm256_sub_pd(glo, elo), _mm256_sub_pd(ghi, ehi));
+            __m256 r_hi = f32_8(_mm256_add_pd(glo, elo), _mm256_add_pd(ghi, ehi));
+            __m256 dec = _mm256_cmp_ps(r, r_hi, _CMP_EQ_OQ); /* then both are P's rounding (nan: no) */
             r = _mm256_blendv_ps(r, fn == FN_GELU ? xf : one, m_sat);
             r = _mm256_blendv_ps(r, negz, m_zero);
             _mm256_storeu_ps(y + i, r);
-            __m256i dec = _mm256_and_si256(decided_8(glo, ghi, _mm256_loadu_si256((const __m256i *)(eb + (i - c0)))), m_main);
-            unsigned done = (unsigned)_mm256_movemask_ps(_mm256_or_ps(_mm256_castsi256_ps(dec), _mm256_or_ps(m_sat, m_zero)));
+            unsigned done = (unsigned)_mm256_movemask_ps(_mm256_or_ps(dec, _mm256_or_ps(m_sat, m_zero)));
             mk[i / 8] = (uint8_t)~done;
         }
     }
