@@ -264,10 +264,12 @@ T_AVX2 AI __m256d exp_nonpos_256(__m256d z, const double *e0, const double *e1, 
     return _mm256_mul_pd(poly2_256(e0, e1, m, r), _mm256_castsi256_pd(b));
 }
 
-/* 4 lanes of gelu_tier or grad_tight, both with the TIGHT tier: the AVX2 main
- * pass lists inputs within its bound of a midpoint (about 2^-36 to 2^-26 of the
- * value), and FAST's bound (3.5e-10) would leave many of them to the scalar tier; *flag: bits of the undecided
- * lanes, and for GELU' of those near its root (left to the scalar tier's series) */
+/* 4 lanes of gelu_tier or grad_tight (its root series included), both with the
+ * TIGHT tier: the AVX2 main pass lists inputs within its bound of a midpoint
+ * (about 2^-36 to 2^-26 of the value), and FAST's bound (3.5e-10) would leave
+ * many of them to the scalar tier; GELU''s absolute bound there lists a share
+ * of the inputs near its root, which the scalar tier would take one by one.
+ * *flag: bits of the undecided lanes */
 T_AVX2 AI __m128 tier_256(int fn, __m128 xf, unsigned *flag) {
     const __m256d sign = _mm256_set1_pd(-0.0), zero = _mm256_setzero_pd();
     __m256d x = _mm256_cvtps_pd(xf), ax = _mm256_andnot_pd(sign, x);
@@ -288,6 +290,13 @@ T_AVX2 AI __m128 tier_256(int fn, __m128 xf, unsigned *flag) {
         __m256d neg = _mm256_cmp_pd(x, zero, _CMP_LT_OQ);
         v = _mm256_add_pd(_mm256_blendv_pd(_mm256_sub_pd(_mm256_set1_pd(1.0), q), q, neg), xphi);
         __m256d err = _mm256_mul_pd(_mm256_add_pd(q, _mm256_andnot_pd(sign, xphi)), _mm256_set1_pd(NT_TIGHT_REL));
+        __m256d d = _mm256_sub_pd(_mm256_sub_pd(x, _mm256_set1_pd(NT_X0_HI)), _mm256_set1_pd(NT_X0_LO));
+        __m256d root = _mm256_cmp_pd(_mm256_andnot_pd(sign, d), _mm256_set1_pd(NT_ROOT_RADIUS), _CMP_LT_OQ);
+        if (_mm256_movemask_pd(root)) { /* rarely: most listed inputs are elsewhere */
+            __m256d yr = poly2_256(NT_ROOT0, NT_ROOT1, NT_ROOT_M, d);
+            v = _mm256_blendv_pd(v, yr, root);
+            err = _mm256_blendv_pd(err, _mm256_mul_pd(_mm256_andnot_pd(sign, yr), _mm256_set1_pd(1e-14)), root);
+        }
         __m256d far = _mm256_cmp_pd(ax, _mm256_set1_pd(NT_A_CUT), _CMP_NLT_UQ); /* |x| >= A_CUT or nan */
         __m256d lim = _mm256_blendv_pd(_mm256_set1_pd(1.0), sign, neg);
         lim = _mm256_blendv_pd(lim, x, _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
@@ -300,10 +309,6 @@ T_AVX2 AI __m128 tier_256(int fn, __m128 xf, unsigned *flag) {
     __m128 und = _mm_cmp_ps(lo32, hi32, _CMP_NEQ_OQ); /* nan: decided */
     __m128 tiny = _mm_cmp_ps(_mm_andnot_ps(_mm_set1_ps(-0.0f), xf), _mm_set1_ps((float)NT_TINY), _CMP_LT_OQ);
     *flag = (unsigned)_mm_movemask_ps(_mm_andnot_ps(tiny, und));
-    if (fn == FN_GRAD) {
-        __m256d d = _mm256_sub_pd(_mm256_sub_pd(x, _mm256_set1_pd(NT_X0_HI)), _mm256_set1_pd(NT_X0_LO));
-        *flag |= (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(_mm256_andnot_pd(sign, d), _mm256_set1_pd(NT_ROOT_RADIUS), _CMP_LT_OQ));
-    }
     return _mm_blendv_ps(_mm256_cvtpd_ps(v), _mm_max_ps(lo32, hi32), _mm_and_ps(und, tiny));
 }
 
