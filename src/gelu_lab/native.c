@@ -372,14 +372,18 @@ T_AVX2 AI __m256 f32_8(__m256d lo, __m256d hi) {
 T_AVX2 AI size_t main_avx2_body(int fn, const float *x, float *y, size_t n, uint32_t *list) {
     const char *rows = (const char *)ROWS[fn];
     const float satf = (float)(fn == FN_GELU ? NT_GELU_SAT : NT_GRAD_SAT);
-    const __m256 sat = _mm256_set1_ps(satf), zero = _mm256_set1_ps((float)(fn == FN_GELU ? NT_GELU_ZERO : NT_GRAD_ZERO));
+    const __m256 sat = _mm256_set1_ps(satf);
     const __m256i low10 = _mm256_set1_epi32(NT_FINE_N - 1), zeroi = _mm256_setzero_si256();
     const __m256 fe = _mm256_loadu_ps(fn == FN_GELU ? NT_GELU_FE : NT_GRAD_FE), fe0 = _mm256_set1_ps(NT_GELU_FE0);
     const __m256 efloor = _mm256_set1_ps(0x1p-120f); /* |x| < 2^-100: FE0 |x| would lose its bits, x = 0 none */
-    const __m256 negz = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f), magic = _mm256_set1_ps(12582912.0f); /* 1.5*2^23 */
+    const __m256 negz = _mm256_set1_ps(-0.0f), magic = _mm256_set1_ps(12582912.0f); /* 1.5*2^23 */
     const __m256 invw = _mm256_set1_ps((float)(fn == FN_GELU ? NT_GELU_FINVW : NT_GRAD_FINVW));
-    const __m256 fw = _mm256_set1_ps((float)(fn == FN_GELU ? NT_GELU_FW : NT_GRAD_FW));
-    const __m256 lim = _mm256_mul_ps(fw, _mm256_set1_ps(NT_FINE_N / 2)), nlim = _mm256_sub_ps(_mm256_setzero_ps(), lim);
+    const double fwd = fn == FN_GELU ? NT_GELU_FW : NT_GRAD_FW;
+    /* the clamps: below the table to row 512 (NaN: listed, the tiers give the tail and -0);
+     * above it GELU to row 512 too (the blend of x >= SAT gives x), GELU' into row 511,
+     * where it rounds to 1 (at 511.25 FW: 1 + 2^-24 - 1.0e-9; as at every x >= SAT) */
+    const __m256 fw = _mm256_set1_ps((float)fwd), nlim = _mm256_set1_ps((float)(-512 * fwd));
+    const __m256 lim = _mm256_set1_ps((float)((fn == FN_GELU ? 512 : 511.25) * fwd));
     float tb[CHUNK], eb[CHUNK]; /* t, the bound */
     uint32_t ob[CHUNK];
     uint8_t mk[BLOCK / 8 + 8]; /* each step's flags: bit j, input j listed */
@@ -389,7 +393,6 @@ T_AVX2 AI size_t main_avx2_body(int fn, const float *x, float *y, size_t n, uint
         size_t c1 = n8 - c0 < CHUNK ? n8 : c0 + CHUNK;
         for (i = c0; i < c1; i += 8) { /* pass 1 */
             __m256 xf = _mm256_loadu_ps(x + i);
-            /* beyond the table (and nan) to +-512 FW, row 512 */
             __m256 xc = _mm256_min_ps(_mm256_max_ps(xf, nlim), lim);
             __m256 s = _mm256_fmadd_ps(xc, invw, magic);
             __m256 t = _mm256_fnmadd_ps(_mm256_sub_ps(s, magic), fw, xc);
@@ -406,8 +409,6 @@ T_AVX2 AI size_t main_avx2_body(int fn, const float *x, float *y, size_t n, uint
             /* 4 KiB ahead, issued from this long pass, where they spread out: issued from pass 1
              * they come 32 in a burst, likely more misses than a core keeps in flight (README, AVX2) */
             _mm_prefetch((const char *)(x + i + 1024), _MM_HINT_T0);
-            __m256 xf = _mm256_loadu_ps(x + i);
-            __m256 m_sat = _mm256_cmp_ps(xf, sat, _CMP_GE_OQ), m_zero = _mm256_cmp_ps(xf, zero, _CMP_LT_OQ);
             const float *tp = tb + (i - c0); /* halves converted from memory: no extraction */
             const uint32_t *op = ob + (i - c0);
             __m256d glo = rows_poly_4(_mm256_cvtps_pd(_mm_loadu_ps(tp)), rows, op);
@@ -417,10 +418,13 @@ T_AVX2 AI size_t main_avx2_body(int fn, const float *x, float *y, size_t n, uint
             __m256 r = f32_8(_mm256_sub_pd(glo, elo), _mm256_sub_pd(ghi, ehi));
             __m256 r_hi = f32_8(_mm256_add_pd(glo, elo), _mm256_add_pd(ghi, ehi));
             __m256 dec = _mm256_cmp_ps(r, r_hi, _CMP_EQ_OQ); /* then both are P's rounding (nan: no) */
-            r = _mm256_blendv_ps(r, fn == FN_GELU ? xf : one, m_sat);
-            r = _mm256_blendv_ps(r, negz, m_zero);
+            if (fn == FN_GELU) { /* x >= SAT: x; GELU' gets its 1 from row 511 */
+                __m256 xf = _mm256_loadu_ps(x + i), m_sat = _mm256_cmp_ps(xf, sat, _CMP_GE_OQ);
+                r = _mm256_blendv_ps(r, xf, m_sat);
+                dec = _mm256_or_ps(dec, m_sat);
+            }
             _mm256_storeu_ps(y + i, r);
-            unsigned done = (unsigned)_mm256_movemask_ps(_mm256_or_ps(dec, _mm256_or_ps(m_sat, m_zero)));
+            unsigned done = (unsigned)_mm256_movemask_ps(dec);
             mk[i / 8] = (uint8_t)~done;
         }
     }
