@@ -325,8 +325,8 @@ T_AVX2 AI __m128 tier_256(int fn, __m128 xf, unsigned *flag) {
  *      table, is NaN: its inputs stay undecided); t = x - k FW (exact in
  *      float32: FW is a multiple of 2^-15 and |t| <= |x|); the row's byte
  *      offset and the bound e: its group's (8 values in a register, permuted by
- *      row / 128), for GELU's row 0 FE0 |x| (relative: GELU(0) = 0) but at least
- *      2^-120 (|x| < 2^-100 and 0 undecided);
+ *      row / 128), in GELU's row 0 FE0 |x| + 2^-120 instead (relative: GELU(0)
+ *      = 0; |x| < 2^-100 and 0 stay undecided);
  *   2. 4 float64 lanes: each lane's row through a scalar load of its offset (no
  *      transfer from vector to integer registers on the way to the loads), P(t);
  *      P - e and P + e rounded to float32: where the two agree, that is the
@@ -375,7 +375,7 @@ T_AVX2 AI size_t main_avx2_body(int fn, const float *x, float *y, size_t n, uint
     const __m256 sat = _mm256_set1_ps(satf);
     const __m256i low10 = _mm256_set1_epi32(NT_FINE_N - 1), zeroi = _mm256_setzero_si256();
     const __m256 fe = _mm256_loadu_ps(fn == FN_GELU ? NT_GELU_FE : NT_GRAD_FE), fe0 = _mm256_set1_ps(NT_GELU_FE0);
-    const __m256 efloor = _mm256_set1_ps(0x1p-120f); /* |x| < 2^-100: FE0 |x| would lose its bits, x = 0 none */
+    const __m256 efloor = _mm256_set1_ps(0x1p-120f); /* |x| < 2^-100 undecided: FE0 |x| loses its bits there */
     const __m256 negz = _mm256_set1_ps(-0.0f), magic = _mm256_set1_ps(12582912.0f); /* 1.5*2^23 */
     const __m256 invw = _mm256_set1_ps((float)(fn == FN_GELU ? NT_GELU_FINVW : NT_GRAD_FINVW));
     const double fwd = fn == FN_GELU ? NT_GELU_FW : NT_GRAD_FW;
@@ -398,8 +398,8 @@ T_AVX2 AI size_t main_avx2_body(int fn, const float *x, float *y, size_t n, uint
             __m256 t = _mm256_fnmadd_ps(_mm256_sub_ps(s, magic), fw, xc);
             __m256i k = _mm256_and_si256(_mm256_castps_si256(s), low10);
             __m256 e = _mm256_permutevar8x32_ps(fe, _mm256_srli_epi32(k, 7));
-            if (fn == FN_GELU) /* row 0: FE0 |x| */
-                e = _mm256_blendv_ps(e, _mm256_max_ps(_mm256_mul_ps(_mm256_andnot_ps(negz, xc), fe0), efloor),
+            if (fn == FN_GELU) /* row 0: FE0 |x| + 2^-120 */
+                e = _mm256_blendv_ps(e, _mm256_fmadd_ps(_mm256_andnot_ps(negz, xc), fe0, efloor),
                                      _mm256_castsi256_ps(_mm256_cmpeq_epi32(k, zeroi)));
             _mm256_storeu_ps(tb + (i - c0), t);
             _mm256_storeu_si256((__m256i *)(ob + (i - c0)), _mm256_slli_epi32(k, 5)); /* row k at 32 k bytes */
