@@ -25,7 +25,8 @@
  *      for GELU |x| < 2^-100, an undecided rounding) is listed. AVX2 instead:
  *      a degree-3 polynomial of x itself on one of 1024 sub-ranges of width
  *      FW of the signed x, coefficients from each lane's row of a table, with
- *      an absolute bound (main_avx2_body).
+ *      an absolute bound; x < ZERO listed, GELU''s 1 from the table
+ *      (main_avx2_body).
  *   2. the listed inputs, gathered while the block is in cache: the FAST tier
  *      for GELU (TIGHT in avx2, whose main pass lists more), the TIGHT tier
  *      for GELU', vectorised (avx512, avx2); what is left by the scalar tiers
@@ -320,9 +321,11 @@ T_AVX2 AI __m128 tier_256(int fn, __m128 xf, unsigned *flag) {
  * the work: the rows fit GELU and GELU' themselves, to an absolute error, so
  * nothing is applied after P(t) (no symmetry, no root factor). Two passes over
  * each chunk of CHUNK inputs:
- *   1. 8 float32 lanes: x clamped to +-512 FW (nan to -512 FW), k = round(x / FW)
- *      from the bits of x/FW + 1.5*2^23, row k mod 1024 (row 512, beyond the
- *      table, is NaN: its inputs stay undecided); t = x - k FW (exact in
+ *   1. 8 float32 lanes: x clamped to [-512 FW, 512 FW] (nan to -512 FW; GELU'
+ *      to 511.25 FW above, where it rounds to 1 as at every x >= SAT),
+ *      k = round(x / FW) from the bits of x/FW + 1.5*2^23, row k mod 1024 (row
+ *      512, beyond the table, is NaN: its inputs, x < ZERO too, are listed,
+ *      and the tiers give the tail and -0); t = x - k FW (exact in
  *      float32: FW is a multiple of 2^-15 and |t| <= |x|); the row's byte
  *      offset and the bound e: its group's (8 values in a register, permuted by
  *      row / 128), in GELU's row 0 FE0 |x| + 2^-120 instead (relative: GELU(0)
@@ -331,7 +334,7 @@ T_AVX2 AI __m128 tier_256(int fn, __m128 xf, unsigned *flag) {
  *      transfer from vector to integer registers on the way to the loads), P(t);
  *      P - e and P + e rounded to float32: where the two agree, that is the
  *      correct rounding (an absolute bound holds through GELU''s root), else the
- *      input is listed; x >= SAT and x < ZERO by blends, as in every variant.
+ *      input is listed; GELU's x >= SAT by a blend.
  * k may differ from x / FW rounded by one where that is within a rounding of a
  * half-integer: the fits cover their sub-ranges with a margin. */
 #define FROW 4 /* doubles a row: the coefficients */
