@@ -1,6 +1,6 @@
 """Generate src/gelu_lab/native_tables.h, the constants of the native float32 kernel (native.c).
 
-    .venv/bin/python tools/gen_native_tables.py      (~1 min; the header is committed)
+    .venv/bin/python tools/gen_native_tables.py      (~2.5 min; the header is committed)
 
 Main range |x| < SAT. Both functions are fitted on the negative half only and
 the positive half comes from a symmetry, so 16 sub-ranges cover half the width
