@@ -25,7 +25,7 @@
  *      for GELU |x| < 2^-100, an undecided rounding) is listed. AVX2 instead:
  *      a degree-3 polynomial of x itself on one of 1024 sub-ranges of width
  *      FW of the signed x, coefficients from each lane's row of a table, with
- *      an absolute bound; x < ZERO listed, GELU''s 1 from the table
+ *      an absolute bound; x < ZERO listed, GELU' = 1 from the table
  *      (main_avx2_body).
  *   2. the listed inputs, gathered while the block is in cache: the FAST tier
  *      for GELU (TIGHT in avx2, whose main pass lists more), the TIGHT tier
@@ -268,7 +268,7 @@ T_AVX2 AI __m256d exp_nonpos_256(__m256d z, const double *e0, const double *e1, 
 /* 4 lanes of gelu_tier or grad_tight (its root series included), both with the
  * TIGHT tier: the AVX2 main pass lists inputs within its bound of a midpoint
  * (about 2^-36 to 2^-26 of the value), and FAST's bound (3.5e-10) would leave
- * many of them to the scalar tier; GELU''s absolute bound there lists a share
+ * many of them to the scalar tier; the absolute bound of GELU' there lists a share
  * of the inputs near its root, which the scalar tier would take one by one.
  * *flag: bits of the undecided lanes */
 T_AVX2 AI __m128 tier_256(int fn, __m128 xf, unsigned *flag) {
@@ -333,7 +333,7 @@ T_AVX2 AI __m128 tier_256(int fn, __m128 xf, unsigned *flag) {
  *   2. 4 float64 lanes: each lane's row through a scalar load of its offset (no
  *      transfer from vector to integer registers on the way to the loads), P(t);
  *      P - e and P + e rounded to float32: where the two agree, that is the
- *      correct rounding (an absolute bound holds through GELU''s root), else the
+ *      correct rounding (an absolute bound holds through the root of GELU'), else the
  *      input is listed; GELU's x >= SAT by a blend.
  * k may differ from x / FW rounded by one where that is within a rounding of a
  * half-integer: the fits cover their sub-ranges with a margin. */
