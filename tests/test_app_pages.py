@@ -62,4 +62,3 @@ def test_first_render_of_a_page_has_its_figures_and_sliders(page, app_url, route
     assert first["figures"] and all(n > 0 for n in first["figures"]), first
     assert final > 0 and first["sliders"] == final, (first, final)
     page.log.check()
-
