@@ -35,8 +35,8 @@ tiers of gelu_lab.kernels, ported to C).
 The AVX2 kernel has tables of its own (fine_tables): FINE_N = 1024 sub-ranges
 of width FW (a multiple of 2^-15, so that t is exact in float32 as well) on the
 signed x, k = round(x / FW) in -511..511, row k mod 1024, degree FINE_DEG = 3
-(row 512 is left empty: the kernel takes x beyond the table there and fills it
-with NaN, so that those inputs are undecided).
+(row 512 is NaN: the kernel takes x beyond the table there, so that those
+inputs are undecided).
 AVX2 has no permute across 16 doubles: a lane loads its sub-range's row, and
 each instruction saved per lane counts (native.c, main_avx2_body), so these
 fit the function itself, with no symmetry and no factor to apply afterwards:
@@ -93,7 +93,7 @@ def grad(x):
 def grad_ratio(na):
     if abs(na - X0) < mpmath.mpf("1e-25"):
         na = X0 + mpmath.mpf("1e-25")
-    return (mpmath.ncdf(na) + na * mpmath.npdf(na)) / (na - X0)
+    return grad(na) / (na - X0)
 
 
 FUNCS = {"gelu": gelu_phi, "grad": grad_ratio}
@@ -207,12 +207,13 @@ def fine_tables(name, sat):
     up = name.upper()
     w = width(sat, FINE_N // 2, 15)
     coefs = np.zeros((FINE_DEG + 1, FINE_N))
+    coefs[:, FINE_N // 2] = np.nan  # the row beyond the table (k = +-512): its inputs undecided
     bound = np.zeros(FINE_N)  # absolute
     fe0 = None
     for r in range(FINE_N):
         k = r if r < FINE_N // 2 else r - FINE_N
         lo, hi = (k - 0.5) * w, (k + 0.5) * w
-        if k == -FINE_N // 2:  # beyond the table: native.c fills this row with NaN
+        if k == -FINE_N // 2:
             continue
         if name == "gelu" and k == 0:  # t R(t), R ~ Phi: relative to GELU(t) down to t = 0
             c, err = fit(gelu_phi, lo, hi, 0.0, deg=FINE_DEG - 1, npts=40, nchk=1000)
@@ -227,7 +228,7 @@ def fine_tables(name, sat):
     fe = [f32_up(max(bound[g * group:(g + 1) * group])) for g in range(FINE_GROUPS)]
     out = [f"#define NT_{up}_FW {w!r}\n#define NT_{up}_FINVW {1 / w!r}\n",
            f"static const double NT_{up}_FC[{FINE_DEG + 1}][{FINE_N}] = {{\n"]
-    out += ["  {" + ", ".join(repr(float(v)) for v in coefs[j]) + "},\n" for j in range(FINE_DEG + 1)]
+    out += ["  {" + ", ".join("NAN" if np.isnan(v) else repr(float(v)) for v in coefs[j]) + "},\n" for j in range(FINE_DEG + 1)]
     out.append("};\n")
     out.append(f"static const float NT_{up}_FE[{FINE_GROUPS}] = {{{', '.join(repr(v) + 'f' for v in fe)}}};\n")
     if fe0 is not None:

@@ -345,9 +345,9 @@ static double ROWS[2][NT_FINE_N][FROW] __attribute__((aligned(32)));
 
 static void fill_rows(void) {
     for (int k = 0; k < NT_FINE_N; k++)
-        for (int j = 0; j < FROW; j++) { /* row 512 (k = +-512): NaN, so its inputs are undecided */
-            ROWS[FN_GELU][k][j] = k == NT_FINE_N / 2 ? NAN : NT_GELU_FC[j][k];
-            ROWS[FN_GRAD][k][j] = k == NT_FINE_N / 2 ? NAN : NT_GRAD_FC[j][k];
+        for (int j = 0; j < FROW; j++) {
+            ROWS[FN_GELU][k][j] = NT_GELU_FC[j][k];
+            ROWS[FN_GRAD][k][j] = NT_GRAD_FC[j][k];
         }
 }
 
