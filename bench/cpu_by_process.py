@@ -42,13 +42,14 @@ def kind(pid: str) -> str | None:
     return prog
 
 
-def cpu_s(pid: str) -> float | None:
+def cpu_s(pid: str, children: bool = False) -> float | None:
+    """User + system CPU seconds of process pid (with children: of its reaped children too); None if gone."""
     try:
         with open(f"/proc/{pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
     except OSError:
         return None
-    return (int(fields[11]) + int(fields[12])) / TICK
+    return sum(int(v) for v in fields[11:15 if children else 13]) / TICK
 
 
 def main(argv: list[str]) -> int:

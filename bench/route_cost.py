@@ -2,12 +2,13 @@
 
     .venv/bin/python bench/route_cost.py [--lang zh] [--rounds 2]
 
-Serves the app in this process (waitress, a free port), opens it in Debian's
-Chromium (headless, 1366 x 844, nothing beyond 127.0.0.1) and, from the story page,
+Serves the app in this process and opens it in Debian's Chromium as the browser
+tests do (tests/app_browser.py: waitress on a free port, nothing beyond 127.0.0.1; 1366 x 844) and, from the story page,
 routes to every page in turn the way a click on a link does (history.pushState and a
 popstate event: dcc.Location routes it, no reload). For each page it prints the
 time from the route to its figures drawn (the slowest of --rounds), the Redux
-actions dash-renderer dispatched meanwhile (all, and RESET_COMPONENT_STATE: Dash
+actions dash-renderer dispatched meanwhile (counted by wrapping the dispatch of its
+store, window.store in the pinned Dash 4.4.1; all, and RESET_COMPONENT_STATE: Dash
 4.4 dispatches one for each component it renders anew, and every dispatch runs
 the store selector of every component on the page, so a page's cost grows with the
 square of its component count), and the page's DOM elements. The browser's CPU time
@@ -18,12 +19,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import threading
+import sys
 import time
+from pathlib import Path
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost"]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from app_browser import ARGS, CHROMIUM, serve_in_thread  # noqa: E402
+from cpu_by_process import cpu_s, kind  # noqa: E402  (bench/, the script's folder)
+
 # every dispatch counted by its action type (a thunk has none)
 HOOK = """() => { if (window.__routeHook) return; window.__routeHook = 1; window.__acts = {};
   const s = window.store, d = s.dispatch;
@@ -34,35 +37,22 @@ DRAWN = "document.querySelectorAll('.js-plotly-plot').length === document.queryS
 
 
 def browser_cpu_s() -> float:
-    """CPU seconds (user + system, children reaped included) of the Chromium processes alive now."""
-    total = 0.0
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if b"chrom" not in f.read().split(b"\0")[0]:
-                    continue
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += sum(int(v) for v in fields[11:15]) / os.sysconf("SC_CLK_TCK")
-    return total
+    """CPU seconds of the Chromium processes alive now (their reaped children included)."""
+    return sum(cpu_s(pid, children=True) or 0.0 for pid in filter(str.isdigit, os.listdir("/proc"))
+               if (kind(pid) or "").startswith("chromium"))
 
 
 def main(argv=None) -> int:
     from playwright.sync_api import sync_playwright
-    from waitress import create_server
 
-    from gelu_lab.app import get_app, registry
+    from gelu_lab.app import registry
     from gelu_lab.results.printing import text_table
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--lang", default="zh", choices=("zh", "en"))
     p.add_argument("--rounds", type=int, default=2)
     a = p.parse_args(argv)
-    server = create_server(get_app().server, host="127.0.0.1", port=0, threads=8)
-    threading.Thread(target=server.run, daemon=True).start()
-    base = f"http://127.0.0.1:{server.effective_port}"
+    base, server = serve_in_thread()
     rows = {}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
