@@ -2,17 +2,17 @@
 
     .venv/bin/python bench/route_cost.py [--lang zh] [--rounds 2]
 
-Serves the app in this process and opens it in Debian's Chromium as the browser
-tests do (tests/app_browser.py: waitress on a free port, nothing beyond 127.0.0.1;
-1366 x 844) and, from the story page, routes to every page in turn the way a click
-on a link does (history.pushState and a popstate event: dcc.Location routes it, no reload). For each page it prints the
-time from the route to its figures drawn (the slowest of --rounds), the Redux
-actions dash-renderer dispatched meanwhile (counted by wrapping the dispatch of its
-store, window.store in the pinned Dash 4.4.1; all, and RESET_COMPONENT_STATE: Dash
-4.4 dispatches one for each component it renders anew, and every dispatch runs
-the store selector of every component on the page, so a page's cost grows with the
-square of its component count), and the page's DOM elements. The browser's CPU time
-for the whole walk is read from /proc.
+Serves the app in this process and opens it in Debian's Chromium as the browser tests do
+(tests/app_browser.py: waitress on a free port, nothing beyond 127.0.0.1; 1366 x 844)
+and, from the story page, routes to every page in turn the way a click on a link does
+(history.pushState and a popstate event: dcc.Location routes it, no reload). For each
+page it prints the time from the route to its figures drawn (the slowest of --rounds),
+the Redux actions dash-renderer dispatched meanwhile (counted by wrapping the dispatch
+of its store, window.store in the pinned Dash 4.4.1; all, and RESET_COMPONENT_STATE:
+Dash 4.4 dispatches one for each component it renders anew, and every dispatch runs the
+store selector of every component on the page, so a page's cost grows with the square of
+its component count), and the page's DOM elements. The browser's CPU time for the whole
+walk is read from /proc.
 """
 
 from __future__ import annotations
