@@ -26,13 +26,13 @@ LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 ROUTE_TIMEOUT_MS = 60_000
 
 
-def serve_in_thread():
-    """(base URL, server) for the app on waitress, port chosen by the OS."""
+def serve_in_thread(wsgi=None):
+    """(base URL, server) for the app (or another WSGI app) on waitress, port chosen by the OS."""
     from waitress import create_server
 
     from gelu_lab.app import get_app
 
-    server = create_server(get_app().server, host="127.0.0.1", port=0, threads=8)
+    server = create_server(wsgi or get_app().server, host="127.0.0.1", port=0, threads=8)
     threading.Thread(target=server.run, daemon=True).start()
     return f"http://127.0.0.1:{server.effective_port}", server
 
