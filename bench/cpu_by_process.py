@@ -34,7 +34,8 @@ def kind(pid: str) -> str | None:
     if "chrom" in prog:
         return " ".join(["chromium", *(a[7:] for a in args if a.startswith("--type="))])
     if prog.startswith("python"):
-        if "execnet" in " ".join(args) or "exec(eval(sys.stdin.readline()))" in " ".join(args):
+        line = " ".join(args)
+        if "execnet" in line or "exec(eval(sys.stdin.readline()))" in line:
             return "pytest-xdist worker"
         if args[1:3] == ["-m", "gelu_lab"] and len(args) > 3:
             return f"gelu-lab {args[3]}"

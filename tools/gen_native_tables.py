@@ -213,7 +213,7 @@ def fine_tables(name, sat):
     for r in range(FINE_N):
         k = r if r < FINE_N // 2 else r - FINE_N
         lo, hi = (k - 0.5) * w, (k + 0.5) * w
-        if k == -FINE_N // 2:
+        if k == -FINE_N // 2:  # the NaN row above
             continue
         if name == "gelu" and k == 0:  # t R(t), R ~ Phi: relative to GELU(t) down to t = 0
             c, err = fit(gelu_phi, lo, hi, 0.0, deg=FINE_DEG - 1, npts=40, nchk=1000)
