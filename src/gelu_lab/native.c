@@ -30,7 +30,8 @@
  *   2. the listed inputs, gathered while the block is in cache: the FAST tier
  *      for GELU (TIGHT in avx2, whose main pass lists more), the TIGHT tier
  *      for GELU', vectorised (avx512, avx2); what is left by the scalar tiers
- *      (scalar: all of it); what TIGHT cannot decide is returned as undecided.
+ *      (scalar: all of it; avx2: none, its vector tier being TIGHT already);
+ *      what TIGHT cannot decide is returned as undecided.
  * Error bounds: EPS[k] (and the AVX2 tables' FE[g], FE0) is twice the fit's
  * measured maximum plus 1e-14; the tiers' are gelu_lab.kernels' (tested against mpmath). bench/exhaustive_native.py
  * checks every variant on all 2^32 float32 inputs against the numba kernel.
@@ -293,11 +294,11 @@ T_AVX2 AI __m128 tier_256(int fn, __m128 xf, unsigned *flag) {
         __m256d err = _mm256_mul_pd(_mm256_add_pd(q, _mm256_andnot_pd(sign, xphi)), _mm256_set1_pd(NT_TIGHT_REL));
         __m256d d = _mm256_sub_pd(_mm256_sub_pd(x, _mm256_set1_pd(NT_X0_HI)), _mm256_set1_pd(NT_X0_LO));
         __m256d root = _mm256_cmp_pd(_mm256_andnot_pd(sign, d), _mm256_set1_pd(NT_ROOT_RADIUS), _CMP_LT_OQ);
-        if (_mm256_movemask_pd(root)) { /* rarely: most listed inputs are elsewhere */
-            __m256d yr = poly2_256(NT_ROOT0, NT_ROOT1, NT_ROOT_M, d);
-            v = _mm256_blendv_pd(v, yr, root);
-            err = _mm256_blendv_pd(err, _mm256_mul_pd(_mm256_andnot_pd(sign, yr), _mm256_set1_pd(1e-14)), root);
-        }
+        /* every time, not under a branch: a quarter of GELU''s listed inputs lie
+         * near the root, so most steps have one, and the branch mispredicted */
+        __m256d yr = poly2_256(NT_ROOT0, NT_ROOT1, NT_ROOT_M, d);
+        v = _mm256_blendv_pd(v, yr, root);
+        err = _mm256_blendv_pd(err, _mm256_mul_pd(_mm256_andnot_pd(sign, yr), _mm256_set1_pd(1e-14)), root);
         __m256d far = _mm256_cmp_pd(ax, _mm256_set1_pd(NT_A_CUT), _CMP_NLT_UQ); /* |x| >= A_CUT or nan */
         __m256d lim = _mm256_blendv_pd(_mm256_set1_pd(1.0), sign, neg);
         lim = _mm256_blendv_pd(lim, x, _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
@@ -446,7 +447,8 @@ T_AVX2 AI size_t main_avx2_body(int fn, const float *x, float *y, size_t n, uint
 INSTANTIATE(avx2, T_AVX2, main_avx2_body)
 
 /* the listed inputs of a block, gathered: the vector TIGHT tier, 4 lanes at a
- * time; what it leaves, by the scalar TIGHT tier (settle_avx512v_body's steps) */
+ * time; what it leaves is undecided (the scalar TIGHT tier, the same operations
+ * lane by lane, would decide none of it) */
 T_AVX2 AI size_t settle_avx2v_body(int fn, const float *x, float *y, const uint32_t *list, size_t c, int64_t *und,
                                    int64_t base) {
     float xs[BLOCK + 4], ys[BLOCK + 4];
@@ -462,11 +464,7 @@ T_AVX2 AI size_t settle_avx2v_body(int fn, const float *x, float *y, const uint3
         nl = push_bits(left, nl, j, m);
     }
     for (size_t j = 0; j < c; j++) y[list[j]] = ys[j];
-    for (size_t k = 0; k < nl; k++) {
-        uint32_t p = list[left[k]];
-        int still = fn == FN_GELU ? gelu_tier(x[p], y + p, TIER(TIGHT), NT_TIGHT_REL) : grad_tight(x[p], y + p);
-        if (still) und[nu++] = base + (int64_t)p;
-    }
+    for (size_t k = 0; k < nl; k++) und[nu++] = base + (int64_t)list[left[k]];
     return nu;
 }
 T_AVX2 static size_t settle_gelu_avx2v(const float *x, float *y, const uint32_t *l, size_t c, int64_t *u, int64_t b) {
