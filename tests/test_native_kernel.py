@@ -323,3 +323,25 @@ def test_the_avx2_stand_in_compiles_numba_without_avx512(monkeypatch, tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     zmm, ymm = map(int, done.stdout.split())
     assert zmm == 0 and ymm > 0, (zmm, ymm)
+
+
+def test_native_split_lists_every_variant_and_its_bands_add_up():
+    """bench/native_split.py builds and runs on this machine: a row per native variant and
+    function; the listed inputs by band add up to the listed share; the main pass is part of
+    the whole; "scalar" and "scalar-libm" (fma as an instruction or as libm's correctly rounded
+    call) list and leave undecided exactly the same inputs."""
+    root = pathlib.Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, str(root / "bench" / "native_split.py"), "--n", str(1 << 18), "--repeats", "1"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = {}
+    for line in done.stdout.splitlines():
+        if line.startswith("#") or line.startswith("variant"):
+            continue
+        v, fn, main_ns, all_ns, listed, per_listed, undecided, *bands = line.split()
+        assert 0 < float(main_ns) <= float(all_ns), line
+        assert sum(map(float, bands)) == pytest.approx(float(listed), abs=1e-3), line
+        rows[v, fn] = (listed, undecided, bands)
+    assert set(rows) == {(v, fn) for v in NATIVE for fn in ("gelu", "gelu_grad")}
+    for fn in ("gelu", "gelu_grad"):
+        assert rows["scalar", fn] == rows["scalar-libm", fn]
