@@ -87,7 +87,8 @@ int native_split(unsigned long long n_inputs, int repeats) {
     printf("\n");
     for (size_t k = 0; k < sizeof vs / sizeof vs[0]; k++) {
 #ifdef GL_X86
-        if (vs[k].v == V_SCALAR && !__builtin_cpu_supports("fma")) continue;
+        if (vs[k].v == V_SCALAR && !__builtin_cpu_supports("fma")) /* as run_f32: the build without the instruction */
+            vs[k] = (struct variant){"scalar", V_SCALAR, {main_gelu_scalar, main_grad_scalar}, {settle_gelu_scalar, settle_grad_scalar}};
 #endif
         if (!supported(vs[k].v)) continue;
         for (int fn = 0; fn < 2; fn++) {
