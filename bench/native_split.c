@@ -54,13 +54,6 @@ static int band(float x, double sat) {
     return x < sat ? 5 : 6;
 }
 
-struct variant {
-    const char *name;
-    int v;
-    main_fn main[2];
-    settle_fn settle[2];
-};
-
 int native_split(unsigned long long n_inputs, int repeats) {
     size_t n = ((size_t)n_inputs + BLOCK - 1) / BLOCK * BLOCK;
     float *x = malloc(n * sizeof(float)), *y = malloc(n * sizeof(float));
@@ -70,28 +63,22 @@ int native_split(unsigned long long n_inputs, int repeats) {
         double r = 2.0 * sqrt(-2.0 * log(uniform01(&rng))), a = 6.283185307179586 * uniform01(&rng);
         x[i] = (float)(r * cos(a)), x[i + 1] = (float)(r * sin(a));
     }
-    fill_rows();
-    struct variant vs[] = {
 #ifdef GL_X86
-        {"avx512", V_AVX512, {main_gelu_avx512, main_grad_avx512}, {settle_gelu_avx512v, settle_grad_avx512v}},
-        {"avx2", V_AVX2, {main_gelu_avx2, main_grad_avx2}, {settle_gelu_avx2v, settle_grad_avx2v}},
-        {"scalar", V_SCALAR, {main_gelu_scalarfma, main_grad_scalarfma}, {settle_gelu_scalarfma, settle_grad_scalarfma}},
+    fill_rows(); /* the avx2 variant's tables, as PyInit__native fills them */
 #endif
-        {"scalar-libm", V_SCALAR_LIBM, {main_gelu_scalar, main_grad_scalar}, {settle_gelu_scalar, settle_grad_scalar}},
-    };
     static uint32_t list[BLOCK + 16];
     static int64_t left[BLOCK];
     printf("# n = %zu from N(0, 4), one thread, best of %d\n", n, repeats);
     printf("%-11s %-9s %8s %8s %8s %9s %8s", "variant", "fn", "main_ns", "all_ns", "listed%", "ns/listed", "undec");
     for (int b = 0; b < N_BANDS; b++) printf(" %9s", BAND_NAMES[b]);
     printf("\n");
-    for (size_t k = 0; k < sizeof vs / sizeof vs[0]; k++) {
-#ifdef GL_X86
-        if (vs[k].v == V_SCALAR && !__builtin_cpu_supports("fma")) /* as run_f32: the build without the instruction */
-            vs[k] = (struct variant){"scalar", V_SCALAR, {main_gelu_scalar, main_grad_scalar}, {settle_gelu_scalar, settle_grad_scalar}};
-#endif
-        if (!supported(vs[k].v)) continue;
+    for (size_t k = 0; k < sizeof VARIANT_ORDER / sizeof VARIANT_ORDER[0]; k++) {
+        int v = VARIANT_ORDER[k];
+        if (!supported(v)) continue;
         for (int fn = 0; fn < 2; fn++) {
+            main_fn mf;
+            settle_fn sf;
+            kernels_of(fn, v, &mf, &sf); /* as run_f32 takes them */
             double best = 1e30, settle_share = 0, sat = fn == FN_GELU ? NT_GELU_SAT : NT_GRAD_SAT;
             size_t listed = 0, undecided = 0, by_band[N_BANDS] = {0};
             for (int r = 0; r < repeats; r++) {
@@ -99,9 +86,9 @@ int native_split(unsigned long long n_inputs, int repeats) {
                 double t0 = now();
                 listed = undecided = 0;
                 for (size_t b = 0; b < n; b += BLOCK) {
-                    size_t c = vs[k].main[fn](x + b, y + b, BLOCK, list);
+                    size_t c = mf(x + b, y + b, BLOCK, list);
                     uint64_t s0 = ticks_now();
-                    undecided += vs[k].settle[fn](x + b, y + b, list, c, left, (int64_t)b);
+                    undecided += sf(x + b, y + b, list, c, left, (int64_t)b);
                     ticks += ticks_now() - s0;
                     listed += c;
                 }
@@ -110,11 +97,11 @@ int native_split(unsigned long long n_inputs, int repeats) {
                 if (t < best) best = t, settle_share = all_ticks ? (double)ticks / (double)all_ticks : 0.0;
             }
             for (size_t b = 0; b < n; b += BLOCK) { /* where the listed inputs lie, untimed */
-                size_t c = vs[k].main[fn](x + b, y + b, BLOCK, list);
+                size_t c = mf(x + b, y + b, BLOCK, list);
                 for (size_t j = 0; j < c; j++) by_band[band(x[b + list[j]], sat)]++;
             }
             double all_ns = 1e9 * best / (double)n, settle_ns = settle_share * all_ns;
-            printf("%-11s %-9s %8.3f %8.3f %8.4f %9.1f %8zu", vs[k].name, fn == FN_GELU ? "gelu" : "gelu_grad",
+            printf("%-11s %-9s %8.3f %8.3f %8.4f %9.1f %8zu", VARIANT_NAMES[v], fn == FN_GELU ? "gelu" : "gelu_grad",
                    all_ns - settle_ns, all_ns, 100.0 * (double)listed / (double)n,
                    listed ? settle_ns * (double)n / (double)listed : 0.0, undecided);
             for (int b = 0; b < N_BANDS; b++) printf(" %9.4f", 100.0 * (double)by_band[b] / (double)n);

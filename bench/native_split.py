@@ -25,7 +25,8 @@ import sys
 import sysconfig
 import tempfile
 
-from gelu_lab.analysis import bench
+from gelu_lab.analysis.bench import cpu_isa
+from gelu_lab.results.store import provenance
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -38,9 +39,9 @@ def setup_flags() -> list[str]:
     raise SystemExit("setup.py: no extra_compile_args found; bench/native_split.py reads its flags from there")
 
 
-def build(out: pathlib.Path) -> pathlib.Path:
+def build(out: pathlib.Path, flags: list[str]) -> pathlib.Path:
     lib = out / "native_split.so"
-    cmd = [(sysconfig.get_config_var("CC") or "gcc").split()[0], "-shared", "-fPIC", *setup_flags(),
+    cmd = [(sysconfig.get_config_var("CC") or "gcc").split()[0], "-shared", "-fPIC", *flags,
            f"-I{sysconfig.get_paths()['include']}", f"-I{ROOT / 'src' / 'gelu_lab'}",
            str(ROOT / "bench" / "native_split.c"), "-o", str(lib), "-lm"]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -56,10 +57,10 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     if a.n < 1 or a.repeats < 1:
         p.error("--n and --repeats must be positive")
+    flags = setup_flags()
     with tempfile.TemporaryDirectory() as d:
-        lib = ctypes.CDLL(str(build(pathlib.Path(d))))
-        m = bench.machine(1)
-        print(f"# {m['processor']}; ISA: {m['isa'] or '-'}; built with {' '.join(setup_flags())}", flush=True)
+        lib = ctypes.CDLL(str(build(pathlib.Path(d), flags)))
+        print(f"# {provenance()['processor']}; ISA: {cpu_isa() or '-'}; built with {' '.join(flags)}", flush=True)
         lib.native_split.argtypes = [ctypes.c_ulonglong, ctypes.c_int]
         return lib.native_split(a.n, a.repeats)
 

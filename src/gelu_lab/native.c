@@ -704,6 +704,31 @@ static int supported(int v) {
     return 0;
 }
 
+/* the variants by V_* number, and best first (variants(); bench/native_split.c) */
+static const char *VARIANT_NAMES[] = {"scalar", "avx2", "avx512", "scalar-libm"};
+static const int VARIANT_ORDER[] = {V_AVX512, V_AVX2, V_SCALAR, V_SCALAR_LIBM};
+
+/* variant v's main pass and settling of function fn ("scalar": the build with
+ * fma() as an instruction where the CPU has it) */
+static void kernels_of(int fn, int v, main_fn *mf, settle_fn *sf) {
+    *mf = fn == FN_GELU ? main_gelu_scalar : main_grad_scalar;
+    *sf = fn == FN_GELU ? settle_gelu_scalar : settle_grad_scalar;
+#ifdef GL_X86
+    if (v == V_SCALAR && __builtin_cpu_supports("fma")) {
+        *mf = fn == FN_GELU ? main_gelu_scalarfma : main_grad_scalarfma;
+        *sf = fn == FN_GELU ? settle_gelu_scalarfma : settle_grad_scalarfma;
+    } else if (v == V_AVX2) {
+        *mf = fn == FN_GELU ? main_gelu_avx2 : main_grad_avx2;
+        *sf = fn == FN_GELU ? settle_gelu_avx2v : settle_grad_avx2v;
+    } else if (v == V_AVX512) {
+        *mf = fn == FN_GELU ? main_gelu_avx512 : main_grad_avx512;
+        *sf = fn == FN_GELU ? settle_gelu_avx512v : settle_grad_avx512v;
+    }
+#else
+    (void)v;
+#endif
+}
+
 /* one call of f32: the function, variant and buffers; the undecided go to und at
  * positions taken from *count (atomically: threads share it), as many as cap holds */
 struct f32_call {
@@ -717,23 +742,11 @@ struct f32_call {
 /* [lo, hi) of the call's x through its variant, block by block */
 static void run_f32(void *arg, size_t lo, size_t hi) {
     struct f32_call *a = arg;
-    int fn = a->fn, v = a->v;
     const float *x = a->x;
     float *y = a->y;
-    main_fn mf = fn == FN_GELU ? main_gelu_scalar : main_grad_scalar;
-    settle_fn sf = fn == FN_GELU ? settle_gelu_scalar : settle_grad_scalar;
-#ifdef GL_X86
-    if (v == V_SCALAR && __builtin_cpu_supports("fma")) {
-        mf = fn == FN_GELU ? main_gelu_scalarfma : main_grad_scalarfma;
-        sf = fn == FN_GELU ? settle_gelu_scalarfma : settle_grad_scalarfma;
-    } else if (v == V_AVX2) {
-        mf = fn == FN_GELU ? main_gelu_avx2 : main_grad_avx2;
-        sf = fn == FN_GELU ? settle_gelu_avx2v : settle_grad_avx2v;
-    } else if (v == V_AVX512) {
-        mf = fn == FN_GELU ? main_gelu_avx512 : main_grad_avx512;
-        sf = fn == FN_GELU ? settle_gelu_avx512v : settle_grad_avx512v;
-    }
-#endif
+    main_fn mf;
+    settle_fn sf;
+    kernels_of(a->fn, a->v, &mf, &sf);
     uint32_t list[BLOCK + 16];
     int64_t left[BLOCK];
     for (size_t b = lo; b < hi; b += BLOCK) {
@@ -842,13 +855,10 @@ static PyObject *py_openmp(PyObject *self, PyObject *noargs) {
 }
 
 static PyObject *py_variants(PyObject *self, PyObject *noargs) {
-    static const char *names[] = {"scalar", "avx2", "avx512", "scalar-libm"};
-    static const int order[] = {V_AVX512, V_AVX2, V_SCALAR, V_SCALAR_LIBM};
     PyObject *out = PyList_New(0);
-    for (int j = 0; j < 4; j++)
-        if (supported(order[j])) {
-            int v = order[j];
-            PyObject *s = PyUnicode_FromString(names[v]);
+    for (size_t j = 0; j < sizeof VARIANT_ORDER / sizeof VARIANT_ORDER[0]; j++)
+        if (supported(VARIANT_ORDER[j])) {
+            PyObject *s = PyUnicode_FromString(VARIANT_NAMES[VARIANT_ORDER[j]]);
             PyList_Append(out, s);
             Py_DECREF(s);
         }
