@@ -386,7 +386,7 @@ try:  # by name: an extension module is no source file, and import-linter would 
 except ImportError:  # built without a C compiler: the numba kernels
     _native = None
 
-_VARIANTS = {"scalar": 0, "avx2": 1, "avx512": 2, "scalar-libm": 3}
+_VARIANTS = {name: v for v, name in enumerate(_native.VARIANT_NAMES)} if _native is not None else {}  # name -> f32's number
 KERNEL_ENV = "GELU_LAB_KERNEL"
 
 

@@ -4,6 +4,7 @@
  *   f32(fn, variant, x, y, undecided[, threads]) -> count  fn 0 = gelu, 1 = gelu_grad
  *   lookup16(table, bits, out, variant[, threads])       out[i] = table[bits[i]] (every variant: plain loads)
  *   variants() -> names this CPU runs                    ("avx512", "avx2", "scalar", "scalar-libm")
+ *   VARIANT_NAMES                                        every variant's name, by its number (f32's variant)
  *   openmp() -> whether `threads` runs OpenMP threads    (built without OpenMP: one thread)
  *
  * x, y: float32 buffers of one length; y receives the values. count: how many
@@ -707,6 +708,7 @@ static int supported(int v) {
 /* the variants by V_* number, and best first (variants(); bench/native_split.c) */
 static const char *VARIANT_NAMES[] = {"scalar", "avx2", "avx512", "scalar-libm"};
 static const int VARIANT_ORDER[] = {V_AVX512, V_AVX2, V_SCALAR, V_SCALAR_LIBM};
+_Static_assert(sizeof VARIANT_NAMES / sizeof VARIANT_NAMES[0] == V_SCALAR_LIBM + 1, "a name for every V_*");
 
 /* variant v's main pass and settling of function fn ("scalar": the build with
  * fma() as an instruction where the CPU has it) */
@@ -880,5 +882,17 @@ PyMODINIT_FUNC PyInit__native(void) {
 #ifdef GL_X86
     fill_rows();
 #endif
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module), *names = PyTuple_New(sizeof VARIANT_NAMES / sizeof VARIANT_NAMES[0]);
+    if (!m || !names) goto fail;
+    for (Py_ssize_t v = 0; v < PyTuple_GET_SIZE(names); v++) {
+        PyObject *s = PyUnicode_FromString(VARIANT_NAMES[v]);
+        if (!s) goto fail;
+        PyTuple_SET_ITEM(names, v, s);
+    }
+    if (PyModule_AddObject(m, "VARIANT_NAMES", names) < 0) goto fail;
+    return m;
+fail:
+    Py_XDECREF(names);
+    Py_XDECREF(m);
+    return NULL;
 }
