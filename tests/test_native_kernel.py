@@ -89,6 +89,23 @@ def test_variant_matches_numba_on_hard_slices(name, variant, x_hard, monkeypatch
     assert bad.size == 0, f"{bad.size} differ, e.g. x={x_hard[bad[:4]]} got={got[bad[:4]]} want={want[bad[:4]]}"
 
 
+def test_each_variant_runs_its_own_kernel(monkeypatch):
+    """The variants' main passes decide with different bounds (AVX-512: whole units of the float64
+    value's last place; AVX2: absolute bounds on its own tables; scalar: relative ones) and settle
+    with different tiers, so each leaves its own set of inputs undecided: a variant number that
+    ran another variant's kernel (all of them give correct values) shows as two equal sets.
+    "scalar" and "scalar-libm" are one method (fma as an instruction or as libm's call)."""
+    x = (np.random.default_rng(5).standard_normal(1 << 21) * 2).astype(np.float32)
+    for name in NAMES:
+        left = {}
+        for v in NATIVE:
+            monkeypatch.setenv(kernels.KERNEL_ENV, v)
+            left[v] = tuple(kernels.raw_f32(name, x)[1])
+        assert left["scalar"] == left["scalar-libm"], name
+        methods = [v for v in NATIVE if v != "scalar-libm"]
+        assert len({left[v] for v in methods}) == len(methods), (name, {v: len(left[v]) for v in methods})
+
+
 def test_forced_numba_path_and_missing_extension(monkeypatch):
     """GELU_LAB_KERNEL=numba runs the numba kernels; without the extension they run by default."""
     x = (np.random.default_rng(5).standard_normal(50_000) * 3).astype(np.float32)
