@@ -16,11 +16,12 @@ from gelu_lab.app.claim_words import case, value, words
 from gelu_lab.app.components import sig
 from gelu_lab.app.pages import bert, misconceptions
 from gelu_lab.nn import probe_view
+from dash_tree import as_json
 
 
 def _spans(node):
     """(text, title) of every full-value span under a Dash component."""
-    js = node.to_plotly_json() if hasattr(node, "to_plotly_json") else node
+    js = as_json(node) if hasattr(node, "to_plotly_json") else node  # static markup read back into components
     if isinstance(js, dict) and "props" in js:
         p = js["props"]
         if "full-value" in str(p.get("className", "")):

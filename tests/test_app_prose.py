@@ -51,7 +51,7 @@ def test_every_content_block_is_what_markdown_it_renders(lang, page):
         parts = split(text)
         maths = [c for c in comps if isinstance(c, html.Div)]
         assert len(maths) == sum(kind == "math" for kind, _ in parts), name
-        assert all(c.className == "math-display" and "<math" in c.to_plotly_json()["props"]["data-mathml"] for c in maths)
+        assert all(c.className == "math-display" and "<math" in c.to_plotly_json()["props"]["data-html"] for c in maths)
         want = "".join(MARKDOWN.render(p) for kind, p in parts if kind == "md")
         assert normal(to_html([c for c in comps if not isinstance(c, html.Div)])) == normal(want), f"{lang}/{page}: {name}"
 

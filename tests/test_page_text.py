@@ -20,6 +20,7 @@ import pytest
 
 from gelu_lab import activations
 from gelu_lab.app import content, registry
+from dash_tree import as_json
 
 PLACEHOLDER = re.compile(r"(?<!%)\{[A-Za-z_][A-Za-z0-9_]*\}")  # %{y}: a plotly hover template, not ours
 CODE = {"Code", "Pre"}  # quoted source code, not a template
@@ -28,7 +29,7 @@ CODE = {"Code", "Pre"}  # quoted source code, not a template
 def strings(node, path=""):
     """(where, text) of every string in a Dash component tree, a figure, or plain JSON."""
     if hasattr(node, "to_plotly_json"):
-        node = node.to_plotly_json()
+        node = as_json(node)  # static markup read back into components
     if isinstance(node, str):
         yield path, node
     elif isinstance(node, (list, tuple)):
@@ -70,7 +71,7 @@ def visible(node, skip_lang: str | None = None):
     "full value" spans and elements whose lang is `skip_lang` (an English example sentence on
     a zh page) are left out."""
     if hasattr(node, "to_plotly_json"):
-        node = node.to_plotly_json()
+        node = as_json(node)  # static markup read back into components
     if isinstance(node, str):
         yield node
     elif isinstance(node, (list, tuple)):

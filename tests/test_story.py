@@ -14,6 +14,7 @@ from scipy import stats
 
 from gelu_lab.app import content, page_module, registry, shell
 from gelu_lab.app.pages import story
+from dash_tree import as_json
 
 ROUTES = {p.route for p in registry.PAGES}
 
@@ -33,7 +34,7 @@ def _tree(lang):
 
 def _walk(node):
     if hasattr(node, "to_plotly_json"):
-        node = node.to_plotly_json()
+        node = as_json(node)  # static markup read back into components
     if isinstance(node, dict):
         yield node
         for v in (node.get("props") or {}).values():

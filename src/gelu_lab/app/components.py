@@ -10,6 +10,7 @@ from markdown_it.tree import SyntaxTreeNode
 
 from ..results.printing import fixed as fmt  # noqa: F401  (the pages format numbers with it)
 from ..results.printing import sig
+from .markup import markup
 from .mathml import mathml, split
 from .state import Param
 
@@ -21,7 +22,7 @@ def md(source: str, **kw) -> html.Div:
     needs no dcc.Markdown: its 460 kB of script chunks (Markdown parser and
     highlight.js), fetched after the layout, were a fifth of a cold page load.
     Dash has no MathML components, so a formula div carries its server-made
-    ``<math>`` in ``data-mathml`` and assets/gelu_lab.js puts it in place.
+    ``<math>`` in ``data-html`` and assets/gelu_lab.js puts it in place.
     """
     return html.Div(prose(source), className="prose", **kw)
 
@@ -40,7 +41,7 @@ def _prose(source: str) -> tuple:
         if kind == "md":
             out += _children(SyntaxTreeNode(MARKDOWN.parse(part)))
         else:
-            out.append(html.Div(className="math-display", **{"data-mathml": mathml(part)}))
+            out.append(html.Div(className="math-display", **{"data-html": mathml(part)}))
     return tuple(out)
 
 
@@ -201,9 +202,19 @@ def full(v, digits: int = 4, **kw) -> html.Span:
 def values_table(head, rows, head_style=None, **kw) -> html.Div:
     """A table of numbers: `head` the column titles (or html.Th cells), `rows` its html.Tr rows;
     `kw` (its id) go to the table. In a box of its own that scrolls sideways when the table is
-    wider than the page (a phone): assets/a11y.js makes such a box a focusable region."""
+    wider than the page (a phone): assets/a11y.js makes such a box a focusable region. Sent as
+    static markup (one Dash component however many cells, see static): nothing in it can be a
+    callback's input or output; a callback that changes a table returns a new one."""
     cells = [h if isinstance(h, html.Th) else html.Th(h, style=head_style) for h in head]
-    return scrolling(html.Table([html.Thead(html.Tr(cells)), html.Tbody(rows)], className="values", **kw))
+    return static(scrolling(html.Table([html.Thead(html.Tr(cells)), html.Tbody(rows)], className="values", **kw)))
+
+
+def static(tree, **kw) -> html.Div:
+    """Content that never changes once drawn (html components only), as ONE Dash component:
+    a div whose data-html holds tree's markup (app.markup: escaped), which assets/gelu_lab.js
+    puts in place. A big table as 600 components costs Dash's renderer time that grows with
+    the square of the page's component count; as one, nothing (app.markup says why)."""
+    return html.Div(**{"data-html": markup(tree)}, **kw)
 
 
 def scrolling(table) -> html.Div:

@@ -112,9 +112,9 @@ class _Writer:
         if kind in _SKIP:
             return ""
         if ns == "dash_html_components":
-            mml = getattr(c, "data-mathml", None)
-            if mml:  # a formula of app.components.md: its MathML (gelu_lab.app.mathml), drawn by the browser
-                return f'<div class="math-display">{mml}</div>'
+            made = getattr(c, "data-html", None)
+            if made:  # markup made on the server (app.components: a formula's MathML, static content)
+                return f"<div{self.attrs(props)}>{made}</div>"
             tag = kind.lower()
             if tag == "br":
                 return "<br>"

@@ -150,23 +150,24 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
   },
 });
 
-// Formulas: the server sends each one as MathML markup in a div's data-mathml
-// (gelu_lab.mathml; Dash has no MathML components). Put it in place whenever such
-// a div appears or changes; the browser draws MathML itself (no MathJax).
+// Markup made on the server, in a div's data-html: formulas (gelu_lab.mathml; Dash has
+// no MathML components; the browser draws MathML itself, no MathJax) and content that
+// never changes once drawn (app.components.static: one component instead of hundreds).
+// Put it in place whenever such a div appears or its data-html changes.
 (function () {
   function draw(el) {
-    const mml = el.getAttribute("data-mathml");
-    if (el.__mathml !== mml) { el.innerHTML = mml; el.__mathml = mml; }
+    const markup = el.getAttribute("data-html");
+    if (markup !== null && el.__html !== markup) { el.innerHTML = markup; el.__html = markup; }
   }
   function scan(root) {
     if (root.nodeType !== 1) return;
-    if (root.matches(".math-display[data-mathml]")) draw(root);
-    root.querySelectorAll(".math-display[data-mathml]").forEach(draw);
+    if (root.matches("[data-html]")) draw(root);
+    root.querySelectorAll("[data-html]").forEach(draw);
   }
   new MutationObserver(function (records) {
     records.forEach(function (r) {
       if (r.type === "attributes") draw(r.target);
       else r.addedNodes.forEach(scan);
     });
-  }).observe(document.documentElement, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-mathml"] });
+  }).observe(document.documentElement, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-html"] });
 })();

@@ -27,7 +27,7 @@ from ...figures import misconceptions as figs
 from ...nn import train_job
 from .. import content, framework_table, job_box
 from ..claim_words import case, exact, value, words
-from ..components import full, graph, md, more, prose, scrolling, sig, values_table
+from ..components import full, graph, md, more, prose, scrolling, sig, static, values_table
 
 LIVE = True  # the layout shows the measurement store: the shell renders it anew for every load
 PARAMS = []
@@ -80,7 +80,7 @@ def _cell(v, t: dict, lang: str):
 def numbers(figures: dict, t: dict, lang: str) -> html.Div:
     """The evidence as a table of labelled numbers (each row carries its key for the tests), in its own sideways-scrolling box."""
     rows = [html.Tr([html.Td(_key(k, t)), html.Td(_cell(v, t, lang))], **{"data-key": str(k)}) for k, v in figures.items()]
-    return scrolling(html.Table(html.Tbody(rows), className="values"))
+    return static(scrolling(html.Table(html.Tbody(rows), className="values")))
 
 
 def evidence(res: dict, lang: str, t: dict):
