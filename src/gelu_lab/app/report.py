@@ -38,11 +38,11 @@ from pathlib import Path
 
 from .. import __version__
 from ..results.files import atomic_write
+from .markup import css
 
 LANGS = ("zh", "en")
 MATH = re.compile(r"\$\$(.+?)\$\$|(?<![\\$])\$(?!\$)(.+?)(?<![\\$])\$", re.S)
 _ATTRS = {"className": "class", "style": "style", "title": "title", "lang": "lang", "role": "role", "colSpan": "colspan", "rowSpan": "rowspan"}
-_KEBAB = re.compile(r"[A-Z]")
 _SKIP = {"Store", "Location", "Interval", "Clipboard", "Download", "Button", "ConfirmDialog", "Upload"}
 
 # the measured tables: (key, result kind of gelu_lab.results.latest, the command that makes it)
@@ -89,8 +89,8 @@ class _Writer:
             v = props.get(k)
             if v is None:
                 continue
-            if k == "style" and isinstance(v, dict):  # {"fontFamily": "x"} -> "font-family:x"
-                v = ";".join(f"{_KEBAB.sub(lambda m: '-' + m.group(0).lower(), p)}:{x}" for p, x in v.items())
+            if k == "style" and isinstance(v, dict):
+                v = css(v)
             out.append(f' {name}="{html.escape(str(v))}"')
         return "".join(out)
 
@@ -381,7 +381,7 @@ def build(out="gelu-lab.html", lang: str = "zh", store=None, progress: bool | No
         bar.set_postfix_str("assets")
         assets = resources.files("gelu_lab").joinpath("app", "assets")  # every stylesheet the app serves, style.css first
         sheets = sorted((f for f in assets.iterdir() if f.name.endswith(".css")), key=lambda f: (f.name != "style.css", f.name))
-        css = "".join(f.read_text(encoding="utf-8") for f in sheets) + _CSS
+        styles = "".join(f.read_text(encoding="utf-8") for f in sheets) + _CSS
         mathjax = _mathjax()
         scripts = "".join(f"<script>{_asset(assets.joinpath(f).read_text(encoding='utf-8'))}</script>" for f in ("a11y.js", "figure_text.js"))
         words = " ".join(f'{k}="{html.escape(v)}"' for k, v in main_words(shell).items())  # as the app's <main>
@@ -392,7 +392,7 @@ def build(out="gelu-lab.html", lang: str = "zh", store=None, progress: bool | No
             # the file may only use what it carries: no request can leave it
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; "
             "style-src 'unsafe-inline'; img-src data: blob:; font-src data:\">",
-            f"<title>{html.escape(w['title'])}</title><style>{_asset(css)}</style>",
+            f"<title>{html.escape(w['title'])}</title><style>{_asset(styles)}</style>",
             f"<script>{_asset(plotly.offline.get_plotlyjs())}</script>",
             f"<script>{_MATHJAX_LOADER}</script><script>{_asset(mathjax)}</script>" if mathjax else "",
             f'</head><body><a class="skip-link" href="#content">{html.escape(shell["skip"])}</a><div class="report">',
