@@ -69,3 +69,11 @@ def as_json(node):
     if isinstance(node, dict):
         return {k: as_json(v) for k, v in node.items()}
     return node
+
+
+def nodes(tree):
+    """Every component node of a JSON tree (as_json's), depth first."""
+    for n in tree if isinstance(tree, list) else [tree]:
+        if isinstance(n, dict) and isinstance(n.get("props"), dict):
+            yield n
+            yield from nodes(n["props"].get("children"))

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from gelu_lab.app import content, get_app, page_module, registry, shell
 from gelu_lab.app.components import static, values_table
 from gelu_lab.app.markup import markup
-from dash_tree import as_json, parse
+from dash_tree import as_json, nodes, parse
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40)  # no lone surrogates
 
@@ -54,24 +54,10 @@ def test_static_is_one_component_holding_the_markup():
     assert scroll["props"]["className"] == "table-scroll" and scroll["props"]["children"]["props"]["id"] == "t"
 
 
-def _static_ids(node):
-    """The ids of the elements inside static markup anywhere under node."""
-    if hasattr(node, "to_plotly_json"):
-        node = node.to_plotly_json()
-    if isinstance(node, (list, tuple)):
-        for v in node:
-            yield from _static_ids(v)
-    elif isinstance(node, dict) and isinstance(node.get("props"), dict):
-        if isinstance(node["props"].get("data-html"), str):
-            yield from (n["props"]["id"] for n in _nodes(parse(node["props"]["data-html"])) if "id" in n["props"])
-        yield from _static_ids(node["props"].get("children"))
-
-
-def _nodes(tree):
-    for n in tree if isinstance(tree, list) else [tree]:
-        if isinstance(n, dict):
-            yield n
-            yield from _nodes(n["props"].get("children", []))
+def _static_ids(page):
+    """The ids of the elements inside static markup on a page: those drawn, less the components'."""
+    drawn = {n["props"]["id"] for n in nodes(as_json(page)) if isinstance(n["props"].get("id"), str)}
+    return drawn - {getattr(page, "id", None), *(i for i in page if isinstance(i, str))}  # iterating a component yields its descendants' ids
 
 
 @pytest.mark.parametrize("lang", content.LANGS)

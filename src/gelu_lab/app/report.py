@@ -38,11 +38,11 @@ from pathlib import Path
 
 from .. import __version__
 from ..results.files import atomic_write
-from .markup import css
+from .markup import attributes
 
 LANGS = ("zh", "en")
 MATH = re.compile(r"\$\$(.+?)\$\$|(?<![\\$])\$(?!\$)(.+?)(?<![\\$])\$", re.S)
-_ATTRS = {"className": "class", "style": "style", "title": "title", "lang": "lang", "role": "role", "colSpan": "colspan", "rowSpan": "rowspan"}
+_ATTRS = ("className", "style", "title", "lang", "role", "colSpan", "rowSpan")  # the props the report keeps (no ids: pages repeat them)
 _SKIP = {"Store", "Location", "Interval", "Clipboard", "Download", "Button", "ConfirmDialog", "Upload"}
 
 # the measured tables: (key, result kind of gelu_lab.results.latest, the command that makes it)
@@ -84,15 +84,7 @@ class _Writer:
         self.figures: list[str] = []  # figure JSON, in order; div i is "fig-i"
 
     def attrs(self, props: dict) -> str:
-        out = []
-        for k, name in _ATTRS.items():
-            v = props.get(k)
-            if v is None:
-                continue
-            if k == "style" and isinstance(v, dict):
-                v = css(v)
-            out.append(f' {name}="{html.escape(str(v))}"')
-        return "".join(out)
+        return attributes({k: props.get(k) for k in _ATTRS})
 
     def figure(self, fig) -> str:
         import plotly.io as pio
