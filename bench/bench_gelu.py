@@ -13,8 +13,10 @@ falls on all of them alike, and every ratio is between figures of this same run.
 CPU time instead of the wall clock (one thread only): on a core shared with
 other processes it leaves out their share. --avx2 runs it again as an AVX2
 machine would, on an AVX-512 one: numba compiled for AVX2, torch's AVX2
-kernels, gelu_lab's avx2 variant (unless GELU_LAB_KERNEL names another); a
-stand-in for an AVX2 CPU, not a measurement of one.
+kernels (ATen's and oneDNN's: torch's float32 exact GELU and its backward run
+in oneDNN, which ATEN_CPU_CAPABILITY does not reach), gelu_lab's avx2 variant
+(unless GELU_LAB_KERNEL names another); a stand-in for an AVX2 CPU, not a
+measurement of one. The header names the kernel of each torch case.
 """
 
 from __future__ import annotations
@@ -43,12 +45,14 @@ HELD = "GELU_LAB_BENCH_HELD_TO_AVX2"  # set in the re-run process
 
 def held_to_avx2_env() -> dict:
     """The environment of an AVX2 stand-in. NUMBA_CPU_NAME alone keeps the host's features
-    (AVX-512 code under the name haswell), so the features are the host's less AVX-512."""
+    (AVX-512 code under the name haswell), so the features are the host's less AVX-512;
+    ATEN_CPU_CAPABILITY holds ATen's kernels, ONEDNN_MAX_CPU_ISA oneDNN's."""
     import llvmlite.binding as ll
 
     feats = ll.get_host_cpu_features()
     off = lambda k: k.startswith("avx512") or k.startswith("avx10") or k == "evex512"  # noqa: E731
-    env = dict(os.environ, NUMBA_CPU_NAME="haswell", ATEN_CPU_CAPABILITY="avx2", **{HELD: "1"},
+    env = dict(os.environ, NUMBA_CPU_NAME="haswell", ATEN_CPU_CAPABILITY="avx2", ONEDNN_MAX_CPU_ISA="AVX2",
+               **{HELD: "1"},
                NUMBA_CPU_FEATURES=",".join(("+" if on and not off(k) else "-") + k for k, on in feats.items()))
     env.setdefault("GELU_LAB_KERNEL", "avx2")
     return env
@@ -68,11 +72,14 @@ def main(argv=None) -> int:
     threads = [int(t) for t in a.threads.split(",")]
     m = bench.machine(threads)
     if os.environ.get(HELD):
-        print("# held to AVX2: NUMBA_CPU_NAME=haswell without AVX-512 features, ATEN_CPU_CAPABILITY=avx2")
+        print("# held to AVX2: NUMBA_CPU_NAME=haswell without AVX-512 features, ATEN_CPU_CAPABILITY=avx2, "
+              "ONEDNN_MAX_CPU_ISA=AVX2")
     print(f"# {m['processor']}, {m['affinity_cpus']} cpus available; numpy {m['numpy']}, torch {m.get('torch')}, "
           f"numba {m['numba']}; n = {a.n} elements, median of {a.repeats}, {a.clock} clock")
     print(f"# ISA: {m['isa'] or '-'}; gelu_lab float32 kernel: {m['kernel']}, 16-bit lookups: {m['lookup16']} "
           f"(available: {', '.join(m['kernels'])}; GELU_LAB_KERNEL forces one)")
+    tk = {c: k for c, k in m["torch_kernels"].items() if c in CASES}
+    print("# torch kernels: " + (", ".join(f"{c} {k}" for c, k in tk.items()) or "-"))
     rows = bench.run(CASES, sizes=[a.n], threads=threads, repeats=a.repeats, progress=None, clock=a.clock, interleave=True)
     print(text_table([{**r, "min_gelem_s": r["n"] / r["min_s"] / 1e9} for r in rows],
                      ["case", "dtype", "threads", "gelem_s", "min_gelem_s", "vs_copy"], digits=4))

@@ -110,6 +110,23 @@ def test_cli_json_and_store(capsys, tmp_path):
         assert run["status"] == "done" and len(rows) == 3 and st.result(run["id"], "machine")["cpus"]
 
 
+def test_torch_kernels_name_the_kernel_each_torch_case_runs(monkeypatch):
+    """torch 2.13 sends contiguous float32 exact GELU, forward and backward, to oneDNN and the tanh
+    form to ATen's own kernel; ONEDNN_MAX_CPU_ISA caps oneDNN's choice (read by the probe's fresh process)."""
+    import torch
+
+    tk = bench.torch_kernels()
+    torch_cases = [n for n, c in bench.CASES.items() if c.backend == "torch" and c.direction in ("forward", "grad")]
+    assert list(tk) == torch_cases
+    aten = f"ATen {torch.backends.cpu.get_cpu_capability()}"
+    assert all(k == aten or k.startswith("oneDNN jit:") for k in tk.values()), tk
+    assert tk["torch:tanh"] == aten and tk["torch:tanh:grad"] == aten and tk["torch:sigmoid"] == aten
+    assert tk["torch:erf"].startswith("oneDNN") and tk["torch:erf:grad"].startswith("oneDNN")
+    assert bench.torch_kernels(["torch:erf", "gelu_lab:erf"]).keys() == {"torch:erf"}
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "SSE41")
+    assert "sse41" in bench.torch_kernels(["torch:erf"])["torch:erf"], "oneDNN held to SSE4.1 names its kernel so"
+
+
 @pytest.mark.parametrize(
     "argv",
     [

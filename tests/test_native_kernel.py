@@ -342,6 +342,21 @@ def test_the_avx2_stand_in_compiles_numba_without_avx512(monkeypatch, tmp_path):
     assert zmm == 0 and ymm > 0, (zmm, ymm)
 
 
+def test_the_avx2_stand_in_holds_torch_to_avx2_in_aten_and_onednn(monkeypatch):
+    """torch's exact GELU and its backward run in oneDNN, which picks its ISA itself: the stand-in's
+    torch must run no AVX-512 kernel anywhere, or its ratios divide by a faster torch than an AVX2 CPU has."""
+    monkeypatch.syspath_prepend(str(pathlib.Path(__file__).resolve().parents[1] / "bench"))
+    import bench_gelu
+
+    from gelu_lab.analysis import bench
+
+    for k, v in bench_gelu.held_to_avx2_env().items():
+        monkeypatch.setenv(k, v)
+    tk = bench.torch_kernels()
+    assert tk["torch:erf"].startswith("oneDNN") and tk["torch:erf:grad"].startswith("oneDNN"), tk
+    assert not [k for k in tk.values() if "avx512" in k.lower()], tk
+
+
 def test_native_split_lists_every_variant_and_its_bands_add_up():
     """bench/native_split.py builds and runs on this machine: a row per native variant and
     function; the listed inputs by band add up to the listed share; the main pass is part of

@@ -4,6 +4,7 @@
     CASES                               name -> Case(backend, form, direction, dtype, setup)
     run(cases, sizes, threads)          rows of Gelem/s with ratios measured in the same run
     machine(threads)                    CPU, its ISA, the float32 kernel in use, thread count, library versions
+    torch_kernels()                     which kernel torch runs for each torch case: oneDNN's (and its ISA) or ATen's
 
 A case's ``setup(n)`` builds its arrays once and returns a zero-argument callable;
 only that callable is timed. The roofline is ``np.copyto`` of n float32 (read n,
@@ -226,9 +227,54 @@ def machine(threads: int | None = None) -> dict:
     info["lookup16"] = kernels.lookup_variant()  # and the 16-bit lookups' (native wherever it was built)
     info["kernels"] = kernels.available()
     info["isa"] = cpu_isa()
+    info["torch_kernels"] = torch_kernels()
     info["threads"] = threads
     info["affinity_cpus"] = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return info
+
+
+# Run in a fresh process with oneDNN's log on: each torch case once on a few inputs, a marker line before it.
+_TORCH_KERNELS_PROBE = """
+import sys
+from gelu_lab.analysis.bench import CASES
+for name in sys.argv[1:]:
+    print("#case", name, flush=True)
+    CASES[name].setup(4096)()
+import torch
+print("#aten", torch.backends.cpu.get_cpu_capability(), flush=True)
+"""
+
+
+def torch_kernels(names=None) -> dict[str, str]:
+    """Which kernel torch runs for each torch forward and grad case: "oneDNN <implementation>"
+    as oneDNN's log names it (e.g. "oneDNN jit:avx2"), else "ATen <CPU capability>".
+
+    torch sends contiguous float32 and bfloat16 exact GELU, forward and backward, to
+    oneDNN, which picks its ISA itself (ONEDNN_MAX_CPU_ISA caps it, ATEN_CPU_CAPABILITY
+    does not), so a ratio against torch names the kernel it was divided by. Empty
+    where torch is missing or the probe fails. Costs a fresh process (torch's import).
+    """
+    import subprocess
+    import sys
+
+    names = [n for n in (names or CASES) if CASES[n].backend == "torch" and CASES[n].direction in ("forward", "grad")]
+    env = dict(os.environ, ONEDNN_VERBOSE="1")
+    try:
+        done = subprocess.run([sys.executable, "-c", _TORCH_KERNELS_PROBE, *names], env=env, capture_output=True,
+                              text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    if done.returncode != 0:
+        return {}
+    found, case, aten = {}, None, "?"
+    for line in done.stdout.splitlines():
+        if line.startswith("#case "):
+            case = line.split()[1]
+        elif line.startswith("#aten "):
+            aten = line.split()[1]
+        elif case and line.startswith("onednn_verbose,") and ",primitive,exec,cpu," in line:
+            found[case] = "oneDNN " + line.split(",")[6]  # onednn_verbose,v1,primitive,exec,cpu,<kind>,<impl>,...
+    return {n: found.get(n, f"ATen {aten}") for n in names}
 
 
 ISA_FLAGS = ("avx512f", "avx512vl", "avx2", "fma")  # what the native kernel's variants need

@@ -47,6 +47,8 @@ def run(args) -> int:
     m = r["machine"]
     print(f"{m['processor']}, {m['cpus']} cpus, numpy {m['numpy']}, torch {m.get('torch', '-')}, numba {m['numba']}")
     print(f"ISA: {m['isa'] or '-'}; float32 kernel: {m['kernel']}, 16-bit lookups: {m['lookup16']} (available: {', '.join(m['kernels'])})")
+    tk = m.get("torch_kernels") or {}
+    print("torch kernels: " + (", ".join(f"{c} {k}" for c, k in tk.items()) or "-"))
     print(emit(r["rows"], COLUMNS, "text"))
     print("tanh vs erf (throughput ratio, > 1: tanh faster)")
     print(emit(r["tanh_vs_erf"], ["num", "den", "n", "threads", "ratio"], "text"))
