@@ -194,6 +194,11 @@ def test_tanh_speed_claim_reads_the_newest_bench_run(tmp_path, monkeypatch):
         r = claims.check("tanh_much_faster", st)
         assert r["source"] == "store" and r["figures"]["ratios"] == {"numpy:tanh / numpy:erf": 3.0, "torch:tanh / torch:erf": 1.6}
         assert r["figures"]["holds_for_every_backend"] and r["note"] == "note.tanh_much_faster.holds"
+        assert r["figures"]["torch_kernels"] == {"erf": None, "tanh": None}  # a run that did not record them
+        st.put_result(rid, "machine", {"torch_kernels": {"torch:erf": "oneDNN jit:x", "torch:tanh": "ATen Y"}})
+        r = claims.check("tanh_much_faster", st)
+        assert r["figures"]["torch_kernels"] == {"erf": "oneDNN jit:x", "tanh": "ATen Y"}
+        assert (r["values"]["torch_erf"], r["values"]["torch_tanh"]) == ("oneDNN jit:x", "ATen Y")
     _no_shipped(monkeypatch, "bench")
     r = claims.check("tanh_much_faster", False)
     assert r["verdict"] == "untested" and r["how"] == "gelu-lab bench"
@@ -205,6 +210,9 @@ def test_tanh_speed_claim_measured_now():
     ratios = r["figures"]["ratios"]
     assert "torch:tanh / torch:erf" in ratios and all(v > 0 for v in ratios.values())
     assert r["figures"]["holds_for_every_backend"] == all(v >= claims.MUCH_FASTER for v in ratios.values())
+    # why torch's two forms differ in speed: different code (torch 2.13: oneDNN for the exact form, ATen for tanh)
+    k = r["figures"]["torch_kernels"]
+    assert k["erf"].startswith("oneDNN jit:") and k["tanh"].startswith("ATen "), k
 
 
 def test_computed_verdicts_are_computed_once_per_process(tmp_path):

@@ -62,10 +62,18 @@ def test_bert_text_quotes_the_gaps_and_grouped_counts(probe):
     assert v["cr_gap"] in prec and f"{cr['cos_min']:.12f}" not in prec
 
 
+def test_lists_in_claim_notes_are_separated_as_each_language_writes_them():
+    """"NumPy 5.91×, PyTorch 0.388×" in English (a content block cannot end in the space), "…、…" in Chinese."""
+    ratios = {"numpy:tanh / numpy:erf": 5.91, "torch:tanh / torch:erf": 0.388}
+    en, zh = (value(ratios, content.text(lang, "misconceptions"), lang) for lang in ("en", "zh"))
+    assert re.fullmatch(r"NumPy \S+, PyTorch \S+", en), en
+    assert zh.count("、") == 1 and "," not in zh, zh
+
+
 def test_claim_values_read_as_a_reader_wants(monkeypatch):
     t = content.text("zh", "misconceptions")
-    assert [value(x, t) for x in (0.5, 0.0, 10_000_000, -0.04550026389635842, 1.4332578593959695e-06)] == ["0.5", "0", "10,000,000", "-0.04550", "1.433e-06"]
-    assert value(True, t) == t["value.yes"] and value(None, t) == t["value.none"]
+    assert [value(x, t, "zh") for x in (0.5, 0.0, 10_000_000, -0.04550026389635842, 1.4332578593959695e-06)] == ["0.5", "0", "10,000,000", "-0.04550", "1.433e-06"]
+    assert value(True, t, "zh") == t["value.yes"] and value(None, t, "zh") == t["value.none"]
     assert case("numpy:tanh / numpy:erf", t) == "NumPy" and case("torch:tanh:fwd+bwd / torch:erf:fwd+bwd", t) == content.fill(t["backend.pass"], name="PyTorch")
     # PyTorch's default GELU: the note gives the gaps to each form, which mpmath recomputes
     res = C.check("torch_default_tanh")

@@ -17,6 +17,7 @@ y.backward(g) through torch autograd (for gelu_lab: value and derivative).
 
 from __future__ import annotations
 
+import functools
 import os
 import statistics
 import time
@@ -252,20 +253,29 @@ def torch_kernels(names=None) -> dict[str, str]:
     torch sends contiguous float32 and bfloat16 exact GELU, forward and backward, to
     oneDNN, which picks its ISA itself (ONEDNN_MAX_CPU_ISA caps it, ATEN_CPU_CAPABILITY
     does not), so a ratio against torch names the kernel it was divided by. Empty
-    where torch is missing or the probe fails. Costs a fresh process (torch's import).
+    where torch is missing or the probe fails. Costs a fresh process (torch's import)
+    the first time per set of cases and ISA caps.
     """
+    names = tuple(n for n in (names or CASES) if CASES[n].backend == "torch" and CASES[n].direction in ("forward", "grad"))
+    return dict(_probe_torch_kernels(names, *(os.environ.get(k) for k in _ISA_CAPS)))
+
+
+_ISA_CAPS = ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA")  # what the kernels' choice reads
+
+
+@functools.cache
+def _probe_torch_kernels(names: tuple, *caps) -> tuple:
     import subprocess
     import sys
 
-    names = [n for n in (names or CASES) if CASES[n].backend == "torch" and CASES[n].direction in ("forward", "grad")]
     env = dict(os.environ, ONEDNN_VERBOSE="1")
     try:
         done = subprocess.run([sys.executable, "-c", _TORCH_KERNELS_PROBE, *names], env=env, capture_output=True,
                               text=True, timeout=300)
     except (OSError, subprocess.TimeoutExpired):
-        return {}
+        return ()
     if done.returncode != 0:
-        return {}
+        return ()
     found, case, aten = {}, None, "?"
     for line in done.stdout.splitlines():
         if line.startswith("#case "):
@@ -274,7 +284,7 @@ def torch_kernels(names=None) -> dict[str, str]:
             aten = line.split()[1]
         elif case and line.startswith("onednn_verbose,") and ",primitive,exec,cpu," in line:
             found[case] = "oneDNN " + line.split(",")[6]  # onednn_verbose,v1,primitive,exec,cpu,<kind>,<impl>,...
-    return {n: found.get(n, f"ATen {aten}") for n in names}
+    return tuple((n, found.get(n, f"ATen {aten}")) for n in names)
 
 
 ISA_FLAGS = ("avx512f", "avx512vl", "avx2", "fma")  # what the native kernel's variants need

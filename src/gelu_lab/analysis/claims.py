@@ -255,7 +255,7 @@ def tanh_ratios(rows: list[dict]) -> tuple[dict, int, int]:
 
 
 def _measure_now():
-    """(rows, provenance) of a short bench of this machine: 2^20 float32, all of torch's threads."""
+    """(rows, torch kernels, provenance) of a short bench of this machine: 2^20 float32, all of torch's threads."""
     from ..results.store import provenance
     from . import bench
 
@@ -267,26 +267,31 @@ def _measure_now():
     except ImportError:
         names, threads = names[:2], 1
     rows = bench.run(names, sizes=[1 << 20], threads=(threads,), repeats=5, progress=False)
-    return rows, provenance("gelu-lab claims --id tanh_much_faster --measure")
+    return rows, bench.torch_kernels(names), provenance("gelu-lab claims --id tanh_much_faster --measure")
 
 
 def _tanh_faster(store, measure):
+    """The ratios say how much faster; torch's kernels say why: its two forms run different code
+    (the exact form in oneDNN, the tanh form in ATen; analysis.bench.torch_kernels)."""
     from .. import results
 
     if measure:
-        (rows, prov), source = _measure_now(), "measured"
+        (rows, kernels, prov), source = _measure_now(), "measured"
     else:
         got = results.latest("bench", store=store)
         if got is None:
             return _ev("untested", {}, "note.tanh_much_faster.none", how=BENCH_HOW)
         rows, prov, source = got.value["rows"], got.provenance, got.source
+        kernels = (got.value.get("machine") or {}).get("torch_kernels") or {}  # runs before it was recorded: none
     r, n, threads = tanh_ratios(rows)
     if not r:
         return _ev("untested", {}, "note.tanh_much_faster.none", how=BENCH_HOW, source=source, provenance=prov)
     every = all(v >= MUCH_FASTER for v in r.values())
-    return _ev("depends", {"ratios": r, "threshold": MUCH_FASTER, "holds_for_every_backend": every, "n": n, "threads": threads},
+    erf, tanh = kernels.get("torch:erf"), kernels.get("torch:tanh")
+    return _ev("depends", {"ratios": r, "threshold": MUCH_FASTER, "holds_for_every_backend": every, "n": n, "threads": threads,
+                           "torch_kernels": {"erf": erf, "tanh": tanh}},
                "note.tanh_much_faster." + ("holds" if every else "not"),
-               {"cpu": prov.get("processor", "?"), "n": n, "threads": threads, "ratios": r},
+               {"cpu": prov.get("processor", "?"), "n": n, "threads": threads, "ratios": r, "torch_erf": erf, "torch_tanh": tanh},
                BENCH_HOW, source, prov)
 
 

@@ -1,7 +1,7 @@
 """The words of a claim's check: :mod:`gelu_lab.analysis.claims` returns data, this says it.
 
     words(res, lang) -> {"text", "note", "source"}
-    value(v, t)      -> one evidence value as text (about four significant figures)
+    value(v, t, lang) -> one evidence value as text (about four significant figures)
     exact(v)         -> a float few figures write exactly (0.5), else None
     case(pair, t)    -> a bench pair ("torch:tanh:fwd+bwd / torch:erf:fwd+bwd") as the reader calls it
 
@@ -33,7 +33,7 @@ def exact(v, digits: int = 4) -> str | None:
     return short if isinstance(v, float) and abs(v) < 1e4 and float(short) == v else None
 
 
-def value(v, t: dict, digits: int = 4) -> str:
+def value(v, t: dict, lang: str, digits: int = 4) -> str:
     """An evidence value as a sentence shows it: numbers to about `digits` significant figures,
     counts grouped, yes / no for a truth value, a list joined with "and", a bench ratio
     dict as "NumPy: 2.14×, …", any other dict as "k: v, …"."""
@@ -48,9 +48,9 @@ def value(v, t: dict, digits: int = 4) -> str:
         return exact(v, digits) or sig(v, digits)
     if isinstance(v, dict):
         if all(isinstance(k, str) and " / " in k for k in v):  # tanh / erf throughput ratios
-            return t["list.sep"].join(content.fill(t["value.ratio"], name=case(k, t), ratio=sig(x, 3)) for k, x in v.items())
-        return t["list.sep"].join(content.fill(t["value.item"], k=value(k, t, digits), v=value(x, t, digits)) for k, x in v.items())
-    return f" {t['and']} ".join(value(x, t, digits) for x in v)
+            return content.join((content.fill(t["value.ratio"], name=case(k, t), ratio=sig(x, 3)) for k, x in v.items()), lang)
+        return content.join((content.fill(t["value.item"], k=value(k, t, lang, digits), v=value(x, t, lang, digits)) for k, x in v.items()), lang)
+    return f" {t['and']} ".join(value(x, t, lang, digits) for x in v)
 
 
 def source_line(res: dict, t: dict) -> str:
@@ -62,5 +62,5 @@ def source_line(res: dict, t: dict) -> str:
 def words(res: dict, lang: str) -> dict:
     """{"text", "note", "source"} of one claims.check() result in `lang`."""
     t = content.text(lang, "misconceptions")
-    values = {k: value(v, t, 2 if k == "se" else 4) for k, v in res["values"].items()}  # a standard error: two figures are all it has
+    values = {k: value(v, t, lang, 2 if k == "se" else 4) for k, v in res["values"].items()}  # a standard error: two figures are all it has
     return {"text": t[f"claim.{res['id']}"], "note": content.fill(t[res["note"]], **values), "source": source_line(res, t)}

@@ -47,6 +47,14 @@ def fill(template: str, **values) -> str:
     return template
 
 
+LIST_SEP = {"zh": "、", "en": ", "}  # not a content block: blocks are stripped, and en's has a space
+
+
+def join(items, lang: str) -> str:
+    """Items of a list as a sentence runs them: "a, b, c" in en, "a、b、c" in zh."""
+    return LIST_SEP[lang].join(items)
+
+
 def label(name: str, lang: str) -> str:
     """How activation `name` (a gelu_lab.activations registry name) is called in legends,
     tables and options: content/<lang>/activations.md, else the name itself."""

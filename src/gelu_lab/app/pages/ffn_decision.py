@@ -25,10 +25,6 @@ def _names(lang):
     return lambda a: content.label(a, lang)
 
 
-def _join(items, lang) -> str:
-    return ("、" if lang == "zh" else ", ").join(items)
-
-
 def verdict(d: dict, t: dict, lang: str) -> str:
     """The sentence that opens the training section: GELU against ReLU in the main cell."""
     p, c, main = d["relu"], d["c"], d["main"]
@@ -48,7 +44,7 @@ def rows_verdict(rows: list[dict], t: dict, lang: str) -> str:
         return ""
     name = _names(lang)
     ahead = t["verdict.ahead"] if v["ahead"] else ""
-    return content.fill(t[f"verdict.{v['kind']}"], best=name(v["best"]), names=_join(map(name, v["close"]), lang), ahead=ahead)
+    return content.fill(t[f"verdict.{v['kind']}"], best=name(v["best"]), names=content.join(map(name, v["close"]), lang), ahead=ahead)
 
 
 def setup(d: dict, t: dict) -> str:
@@ -70,10 +66,10 @@ def lr_block(d: dict, t: dict, lang: str) -> list:
     name = _names(lang)
     rates = sorted({r for v in d["sweep"].values() for r in v})
     edge = [a for a, r in d["lr"].items() if a in d["sweep"] and r in (rates[0], rates[-1])]
-    chosen = _join((f"{name(a)} {r:g}" for a, r in d["lr"].items()), lang)
-    text = content.fill(t["lr.text"], rates=_join((f"{r:g}" for r in rates), lang), chosen=chosen)
+    chosen = content.join((f"{name(a)} {r:g}" for a, r in d["lr"].items()), lang)
+    text = content.fill(t["lr.text"], rates=content.join((f"{r:g}" for r in rates), lang), chosen=chosen)
     if edge:
-        text += " " + content.fill(t["lr.edge"], acts=_join((name(a) for a in edge), lang))
+        text += " " + content.fill(t["lr.edge"], acts=content.join((name(a) for a in edge), lang))
     fig = figs.lr_figure(d["sweep"], d["lr"], {a: name(a) for a in d["sweep"]},
                          {"title": t["fig.lr.title"], "x": t["fig.lr.x"], "y": t["fig.lr.y"], "chosen": t["fig.lr.chosen"]})
     return [html.H3(t["lr.h"]), md(text, id="ffn-lr-text"), graph("ffn-lr", fig)]
@@ -86,7 +82,7 @@ def trend_block(d: dict, t: dict, lang: str) -> list:
     points = [{**p, "series": fc_name[p["fc"]]} for p in d["trend"]]
     lines = []
     for fc, word in d["trend_words"].items():
-        at = _join((f"d = {p['width']}: {nats(p['mean'])} [{nats(p['lo'])}, {nats(p['hi'])}]"
+        at = content.join((f"d = {p['width']}: {nats(p['mean'])} [{nats(p['lo'])}, {nats(p['hi'])}]"
                     for p in sorted((p for p in d["trend"] if p["fc"] == fc), key=lambda p: p["width"])), lang)
         lines.append("- " + content.fill(t["trend.line"], fc=fc_name[fc], word=t["trend." + word], at=at))
     c = d["c"]

@@ -102,7 +102,7 @@ def speed(t, lang) -> str:
         return "—"
     rows = [r for r in bench.tanh_vs_erf(data.stored_bench()[1])
             if r["n"] == d["n"] and r["threads"] == d["threads"] and r["num"].count(":") == 1]  # "torch:tanh": forward only
-    return ("、" if lang == "zh" else ", ").join(content.fill(t["speed.item"], backend=t["backend." + r["num"].split(":")[0]], ratio=sig(r["ratio"], 3)) for r in rows) or "—"
+    return content.join((content.fill(t["speed.item"], backend=t["backend." + r["num"].split(":")[0]], ratio=sig(r["ratio"], 3)) for r in rows), lang) or "—"
 
 
 def threads(n, t) -> str:

@@ -60,7 +60,7 @@ def _cell(v, t: dict, lang: str):
     """An evidence value in the numbers table: a number to 4 figures with its full value on
     hover, an activation by its name, a list of rows as a small table of its own."""
     if v is None or isinstance(v, (bool, np.bool_)):
-        return value(v, t)
+        return value(v, t, lang)
     if isinstance(v, str):
         return content.label(v, lang) if v in NAMES else t.get(f"str.{v}") or html.Code(v)  # a version, an argument: code
     if isinstance(v, (int, np.integer)):
