@@ -199,6 +199,7 @@ def test_tanh_speed_claim_reads_the_newest_bench_run(tmp_path, monkeypatch):
         r = claims.check("tanh_much_faster", st)
         assert r["figures"]["torch_kernels"] == {"erf": "oneDNN jit:x", "tanh": "ATen Y"}
         assert (r["values"]["torch_erf"], r["values"]["torch_tanh"]) == ("oneDNN jit:x", "ATen Y")
+        assert r["note"] == "note.tanh_much_faster.holds.kernels"  # the note that names them
     _no_shipped(monkeypatch, "bench")
     r = claims.check("tanh_much_faster", False)
     assert r["verdict"] == "untested" and r["how"] == "gelu-lab bench"
@@ -213,6 +214,7 @@ def test_tanh_speed_claim_measured_now():
     # why torch's two forms differ in speed: different code (torch 2.13: oneDNN for the exact form, ATen for tanh)
     k = r["figures"]["torch_kernels"]
     assert k["erf"].startswith("oneDNN jit:") and k["tanh"].startswith("ATen "), k
+    assert r["note"].endswith(".kernels")
 
 
 def test_computed_verdicts_are_computed_once_per_process(tmp_path):

@@ -290,7 +290,7 @@ def _tanh_faster(store, measure):
     erf, tanh = kernels.get("torch:erf"), kernels.get("torch:tanh")
     return _ev("depends", {"ratios": r, "threshold": MUCH_FASTER, "holds_for_every_backend": every, "n": n, "threads": threads,
                            "torch_kernels": {"erf": erf, "tanh": tanh}},
-               "note.tanh_much_faster." + ("holds" if every else "not"),
+               "note.tanh_much_faster." + ("holds" if every else "not") + (".kernels" if erf and tanh else ""),
                {"cpu": prov.get("processor", "?"), "n": n, "threads": threads, "ratios": r, "torch_erf": erf, "torch_tanh": tanh},
                BENCH_HOW, source, prov)
 
