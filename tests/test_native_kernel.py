@@ -357,6 +357,24 @@ def test_the_avx2_stand_in_holds_torch_to_avx2_in_aten_and_onednn(monkeypatch):
     assert not [k for k in tk.values() if "avx512" in k.lower()], tk
 
 
+def test_zen1_estimate_reads_the_loops_that_run(monkeypatch, tmp_path):
+    """bench/zen1_estimate.py's loops (llvm-mca itself is not needed here): the avx2 variant's two passes,
+    per function; oneDNN's jit:avx2 GELU loops as dumped from a torch run; numba's AVX2 division loop."""
+    monkeypatch.syspath_prepend(str(pathlib.Path(__file__).resolve().parents[1] / "bench"))
+    import zen1_estimate as z
+
+    for fn in ("gelu", "grad"):
+        p1, p2 = z.ours(fn)
+        assert any("vpermps" in i for i in p1) and not any("prefetch" in i for i in p1)
+        assert any("prefetcht0" in i for i in p2) and sum("vfmadd" in i for i in p2) >= 6
+        assert not [i for i in p1 + p2 if i.startswith(("j", "call"))]
+    d = z.onednn(tmp_path)
+    assert set(d) == {"fwd", "bwd"} and all(any("vdivps" in i and "ymm" in i for i in body) for (body,) in d.values())
+    assert not [i for (body,) in d.values() for i in body if "zmm" in i]  # held to AVX2
+    nb = z.numba_loops(tmp_path)
+    assert all(any("vdivpd" in i for i in body) and not any("zmm" in i for i in body) for (body,) in nb.values())
+
+
 def test_native_split_lists_every_variant_and_its_bands_add_up():
     """bench/native_split.py builds and runs on this machine: a row per native variant and
     function; the listed inputs by band add up to the listed share; the main pass is part of
