@@ -101,14 +101,17 @@ def onednn(tmp: pathlib.Path) -> dict[str, list[list[str]]]:
     return out
 
 
-def numba_loops(tmp: pathlib.Path) -> dict[str, list[list[str]]]:
+NUMBA = (("gelu", "gelu", "_gelu_f32"), ("grad", "gelu_grad", "_gelu_grad_f32"))  # (key, gelu_lab name, kernel)
+
+
+def numba_loops(tmp: pathlib.Path, keys=("gelu", "grad")) -> dict[str, list[list[str]]]:
     """numba's kernels compiled for AVX2 (bench_gelu's stand-in environment): the innermost loop with a division."""
     sys.path.insert(0, str(ROOT / "bench"))
     import bench_gelu
 
     env = {**bench_gelu.held_to_avx2_env(), "GELU_LAB_KERNEL": "numba", "NUMBA_CACHE_DIR": str(tmp / "numba")}
     out = {}
-    for k, name, fn in (("gelu", "gelu", "_gelu_f32"), ("grad", "gelu_grad", "_gelu_grad_f32")):
+    for k, name, fn in (n for n in NUMBA if n[0] in keys):
         code = (f"import numpy as np; from gelu_lab import kernels; kernels.raw_f32('{name}', np.ones(100, np.float32)); "
                 f"f = kernels.{fn}; print(f.inspect_asm(f.signatures[0]))")
         asm = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout.splitlines()
