@@ -75,10 +75,10 @@ def test_space_ticks_a_checklist_curve(page, app_url):
     assert not silu.is_checked()
     silu.focus()
     page.keyboard.press("Space")
-    page.wait_for_function("() => new URLSearchParams(location.search).get('show').split(',').includes('silu')")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('show')?.split(',').includes('silu')")
     assert silu.is_checked()
     page.keyboard.press("Space")
-    page.wait_for_function("() => !new URLSearchParams(location.search).get('show').split(',').includes('silu')")
+    page.wait_for_function("() => !(new URLSearchParams(location.search).get('show') ?? '').split(',').includes('silu')")
     # Dash's listbox roles stay off after React re-rendered the ticks
     assert page.locator("#overview-show [role=option], #overview-show [aria-selected]").count() == 0
     page.log.check()
