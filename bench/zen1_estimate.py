@@ -29,7 +29,6 @@ the estimate; the README says which figure tracked numba's and what it gives.
 from __future__ import annotations
 
 import argparse
-import os
 import pathlib
 import re
 import shutil
@@ -38,6 +37,8 @@ import sys
 import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from bench_gelu import held_to_avx2_env  # noqa: E402  (the one stand-in environment: numba, ATen and oneDNN held to AVX2)
 ITER = 300
 CPUS = ("znver1", "znver4")
 
@@ -53,16 +54,23 @@ def objdump(args: list[str]) -> list[tuple[int, str]]:
     return rows
 
 
+_NOT_RUN = re.compile(r"(j\w+|nop\w*|call\w*|ret\w*|cs|data16)\b")  # branches, padding, calls: not in a model's loop
+
+
+def innermost_first(found: list[tuple[int, list[str]]]) -> list[list[str]]:
+    """Loop bodies (their length in the listing, their instructions) shortest first, with only what a model can run."""
+    return [[i for i in body if not _NOT_RUN.match(i)] for _, body in sorted(found, key=lambda f: f[0])]
+
+
 def loops(rows: list[tuple[int, str]]) -> list[list[str]]:
-    """The loops of a listing (a jump back to an address inside it), innermost first, as the
-    instructions a model can run: branches, nops and calls left out."""
+    """The loops of an objdump listing (a jump back to an address inside it), innermost first."""
     found = []
     for a, ins in rows:
         m = re.match(r"j\w+\s+(?:0x)?([0-9a-f]+)$", ins)
         if m and int(m.group(1), 16) < a:
             lo = int(m.group(1), 16)
-            found.append((a - lo, [i for b, i in rows if lo <= b <= a and not re.match(r"(j\w+|nop\w*|call\w*|ret\w*|cs|data16)\b", i)]))
-    return [body for _, body in sorted(found, key=lambda f: f[0])]
+            found.append((a - lo, [i for b, i in rows if lo <= b <= a]))
+    return innermost_first(found)
 
 
 def first(found: list[list[str]], mark: str) -> list[str]:
@@ -93,7 +101,7 @@ def onednn(tmp: pathlib.Path) -> dict[str, list[list[str]]]:
     for k, call in code.items():
         d = tmp / k
         d.mkdir()
-        env = dict(os.environ, ONEDNN_JIT_DUMP="1", ONEDNN_MAX_CPU_ISA="AVX2", ATEN_CPU_CAPABILITY="avx2")
+        env = {**held_to_avx2_env(), "ONEDNN_JIT_DUMP": "1"}
         subprocess.run([sys.executable, "-c", f"import torch; x = torch.randn(1 << 16); o = torch.empty_like(x); {call}"],
                        cwd=d, env=env, check=True)
         (dump,) = d.glob("*.bin")
@@ -106,10 +114,7 @@ NUMBA = (("gelu", "gelu", "_gelu_f32"), ("grad", "gelu_grad", "_gelu_grad_f32"))
 
 def numba_loops(tmp: pathlib.Path, keys=("gelu", "grad")) -> dict[str, list[list[str]]]:
     """numba's kernels compiled for AVX2 (bench_gelu's stand-in environment): the innermost loop with a division."""
-    sys.path.insert(0, str(ROOT / "bench"))
-    import bench_gelu
-
-    env = {**bench_gelu.held_to_avx2_env(), "GELU_LAB_KERNEL": "numba", "NUMBA_CACHE_DIR": str(tmp / "numba")}
+    env = {**held_to_avx2_env(), "GELU_LAB_KERNEL": "numba", "NUMBA_CACHE_DIR": str(tmp / "numba")}
     out = {}
     for k, name, fn in (n for n in NUMBA if n[0] in keys):
         code = (f"import numpy as np; from gelu_lab import kernels; kernels.raw_f32('{name}', np.ones(100, np.float32)); "
@@ -121,9 +126,8 @@ def numba_loops(tmp: pathlib.Path, keys=("gelu", "grad")) -> dict[str, list[list
             m = re.match(r"^\s+j\w+\s+(\.LBB\d+_\d+)", line)
             if m and labels.get(m.group(1), i) < i:
                 body = [re.sub(r"\s*#.*$", "", x).strip() for x in asm[labels[m.group(1)]:i]]
-                found.append((i - labels[m.group(1)], [x for x in body if x and not x.startswith((".", "#")) and not x.endswith(":")
-                                                        and not re.match(r"(j\w+|nop\w*|call\w*)\b", x)]))
-        out[k] = [first([b for _, b in sorted(found, key=lambda f: f[0])], "vdivpd")]
+                found.append((i - labels[m.group(1)], [x for x in body if x and not x.startswith((".", "#")) and not x.endswith(":")]))
+        out[k] = [first(innermost_first(found), "vdivpd")]
     return out
 
 
