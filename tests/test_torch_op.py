@@ -128,7 +128,8 @@ def test_cpu_kernel_writes_through_numpy_views_without_copying_the_input(monkeyp
 
 @pytest.mark.parametrize("n_threads", [1, 2])
 def test_cpu_kernel_runs_torchs_thread_count(n_threads, monkeypatch):
-    """The op's CPU kernel takes torch.get_num_threads(), not numba's setting, as torch's own ops do."""
+    """The op's CPU kernel takes torch.get_num_threads(), not numba's setting, as torch's own ops do;
+    a call too small to cut into two parts runs on one thread (asking for the count costs as much as its kernel)."""
     calls = []
     native = kernels._native
 
@@ -148,11 +149,11 @@ def test_cpu_kernel_runs_torchs_thread_count(n_threads, monkeypatch):
     before = torch.get_num_threads()
     torch.set_num_threads(n_threads)
     try:
-        x = torch.randn(1 << 17)
-        gtorch.gelu(x), gtorch.gelu(x.to(torch.bfloat16)), gelu_lab.gelu_grad(x)
+        for x in (torch.randn(1 << 19), torch.randn(1 << 10)):  # two parts' worth for every kernel; one part
+            gtorch.gelu(x), gtorch.gelu(x.to(torch.bfloat16)), gelu_lab.gelu_grad(x)
     finally:
         torch.set_num_threads(before)
-    assert calls == [n_threads] * 3
+    assert calls == [n_threads] * 3 + [1] * 3
     assert kernels.thread_count() == numba.get_num_threads()  # outside the op: numba's, as before
 
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from . import forks  # noqa: F401  (its at-fork hook must be in place before a program forks)
 from . import numerics as nm
-from .floats import FORMATS, format_of, round_known, round_to_format
+from .floats import FORMATS, format_of, is_format, round_known, round_to_format
 
 APPROXIMATIONS = ("none", "tanh", "sigmoid")
 _F64_ULP = 2.0**-52
@@ -66,7 +66,7 @@ def as_float_array(x) -> np.ndarray:
     Complex, text and object inputs raise TypeError (NumPy's ufuncs refuse them too).
     """
     a = np.asarray(x)
-    if a.dtype.name in FORMATS:
+    if is_format(a.dtype) or a.dtype.name in FORMATS:  # the name: a byte-swapped float32 is float32 too
         return a
     if a.dtype.kind not in "biuf":  # complex would lose its imaginary part, text would be parsed
         raise TypeError(f"expected real numbers, got an array of {a.dtype}")
@@ -89,12 +89,13 @@ def _float32(name: str, x: np.ndarray, out: np.ndarray | None) -> np.ndarray:
     `out`: a C-contiguous float32 array of x's shape to write into (returned).
     """
     from .kernels import raw_f32
-    from .reference import correctly_rounded
 
     shape = np.shape(x)
     flat = np.ascontiguousarray(x, dtype=np.float32).ravel()
     y, idx = raw_f32(name, flat, out)
     if idx.size:
+        from .reference import correctly_rounded
+
         y[idx] = correctly_rounded(name, flat[idx])
     return y.reshape(shape) if out is None else out
 

@@ -47,6 +47,11 @@ FORMATS = {
 _BY_DTYPE = {f.dtype: f for f in FORMATS.values()}  # the common case without np.dtype(...).name (microseconds a call)
 
 
+def is_format(dtype: np.dtype) -> bool:
+    """Whether a NumPy dtype is one of FORMATS."""
+    return dtype in _BY_DTYPE
+
+
 def format_of(dtype) -> Format:
     """The Format of a NumPy dtype or name; ValueError for non-float dtypes."""
     if isinstance(dtype, np.dtype) and dtype in _BY_DTYPE:

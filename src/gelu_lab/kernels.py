@@ -67,6 +67,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import contextvars
+import functools
 import importlib
 import itertools
 import math
@@ -343,7 +344,8 @@ def lookup16(table: np.ndarray, x: np.ndarray, out: np.ndarray | None = None) ->
         _gather16(table.view(np.uint16), bits, flat)
         return res
     t16 = table.view(np.uint16)
-    _native_parts(lambda lo, hi, threads: _native.lookup16(t16, bits[lo:hi], flat[lo:hi], _VARIANTS[v], threads), bits.size)
+    _native_parts(lambda lo, hi, threads: _native.lookup16(t16, bits[lo:hi], flat[lo:hi], _VARIANTS[v], threads), bits.size,
+                  4 * _native.MIN_PART)  # as native.c cuts a lookup
     return res
 
 
@@ -395,10 +397,17 @@ KERNEL_ENV = "GELU_LAB_KERNEL"
 _ORDER = ("avx512", "avx2", "numba", "scalar", "scalar-libm")
 
 
+@functools.lru_cache(maxsize=8)
+def _kernels_of(native, order: tuple[str, ...]) -> tuple[str, ...]:
+    """available() for an extension module (None: not built) and an order; a CPU's variants do
+    not change, and asking costs microseconds, as much as a small call's kernel (tests swap both)."""
+    have = {*(native.variants() if native is not None else ()), "numba"}
+    return tuple(k for k in order if k in have)
+
+
 def available() -> list[str]:
     """The kernels this machine runs, fastest first ("avx512", "avx2", "numba", "scalar", "scalar-libm")."""
-    have = {*(_native.variants() if _native is not None else ()), "numba"}
-    return [k for k in _ORDER if k in have]
+    return list(_kernels_of(_native, _ORDER))
 
 
 def _forced() -> str:
@@ -408,7 +417,7 @@ def _forced() -> str:
 
 def variant() -> str:
     """The kernel in use: $GELU_LAB_KERNEL if set (ValueError if this machine cannot run it), else the fastest available."""
-    want, have = _forced(), available()
+    want, have = _forced(), _kernels_of(_native, _ORDER)
     if not want:
         return have[0]
     if want not in have:
@@ -422,7 +431,7 @@ def lookup_variant() -> str:
     where numba runs float32), numba's only where the extension was not built."""
     if _forced():
         return variant()
-    return next((k for k in available() if k != "numba"), "numba")
+    return next((k for k in _kernels_of(_native, _ORDER) if k != "numba"), "numba")
 
 
 _THREADS = contextvars.ContextVar("gelu_lab_threads", default=None)
@@ -491,17 +500,24 @@ def _native_f32(name: str, v: int, x: np.ndarray, out: np.ndarray) -> np.ndarray
         if c > und.size:  # crowded with undecided inputs (structured data): again, with room for all
             und = np.empty(c, dtype=np.int64)
             _native.f32(fn, v, x[lo:hi], out[lo:hi], und, threads)
-        return np.sort(und[:c]) + lo
+        und = und[:c]
+        und.sort()
+        return und + lo if lo else und
 
-    return np.concatenate(_native_parts(part, x.size))
+    parts = _native_parts(part, x.size, _native.MIN_PART)
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
-def _native_parts(task, n: int) -> list:
+def _native_parts(task, n: int, min_part: int) -> list:
     """[task(lo, hi, threads)] over [0, n): one call on the extension's own threads where it
-    has them (:func:`_native_threads`), else parts on Python threads, one thread each."""
+    has them (:func:`_native_threads`), else parts on Python threads, one thread each.
+    min_part: the fewest inputs a thread is given; under two parts' worth, one call on
+    one thread (without asking thread_count(), a microsecond, as much as a small call's kernel)."""
+    if n < 2 * min_part:
+        return [task(0, n, 1)]
     if _native_threads():
         return [task(0, n, thread_count())]
-    return _parallel(lambda lo, hi: task(lo, hi, 1), n)
+    return _parallel(lambda lo, hi: task(lo, hi, 1), n, min_part)
 
 
 def _native_threads() -> bool:

@@ -5,6 +5,7 @@
  *   lookup16(table, bits, out, variant[, threads])       out[i] = table[bits[i]] (every variant: plain loads)
  *   variants() -> names this CPU runs                    ("avx512", "avx2", "scalar", "scalar-libm")
  *   VARIANT_NAMES                                        every variant's name, by its number (f32's variant)
+ *   MIN_PART                                             the fewest inputs f32 gives a thread (fewer: one thread)
  *   openmp() -> whether `threads` runs OpenMP threads    (built without OpenMP: one thread)
  *
  * x, y: float32 buffers of one length; y receives the values. count: how many
@@ -890,6 +891,10 @@ PyMODINIT_FUNC PyInit__native(void) {
         PyTuple_SET_ITEM(names, v, s);
     }
     if (PyModule_AddObject(m, "VARIANT_NAMES", names) < 0) goto fail;
+    if (PyModule_AddIntConstant(m, "MIN_PART", MIN_PART) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
     return m;
 fail:
     Py_XDECREF(names);
