@@ -110,6 +110,27 @@ def test_repr_approximate_and_out_like_torch_nn_gelu():
     assert gelu_lab.gelu(x, "sigmoid", out=out) is out and torch.equal(out, gtorch.gelu(x, "sigmoid"))
 
 
+def _bits(t: torch.Tensor) -> torch.Tensor:
+    return t.view({2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()])
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16, torch.float64])
+def test_out_on_the_cpu_is_written_by_the_kernel_itself(dtype, monkeypatch):
+    """An out= of x's shape and dtype on the CPU gets the op's values bit for bit (in place and
+    from a strided x too) without the op: no result tensor allocated (page faults, for a large
+    one) and copied into out."""
+    x = (torch.randn(3000, 2, generator=torch.Generator().manual_seed(0)) * 4).to(dtype)
+    x[0, 0], x[1, 0] = -0.0, -20.0  # signed zeros: -0 in, and -0 out of the far tail
+    xs = x[:, 0]  # strided
+    want = {f: f(xs) for f in (gtorch.gelu, gtorch.gelu_grad)}
+    monkeypatch.setattr(gtorch, "_OPS", None)  # any call through the op fails
+    for f, w in want.items():
+        out = torch.empty(3000, dtype=dtype)
+        assert f(xs, out=out) is out and torch.equal(_bits(out), _bits(w))
+        same = xs.contiguous()
+        assert f(same, out=same) is same and torch.equal(_bits(same), _bits(w))  # in place
+
+
 def test_cpu_kernel_writes_through_numpy_views_without_copying_the_input(monkeypatch):
     seen = []
     real = gtorch._apply

@@ -109,9 +109,10 @@ def _view(t: torch.Tensor) -> np.ndarray:
     return t.numpy()
 
 
-def _on_cpu(x: torch.Tensor, order: int, approximate: str) -> torch.Tensor:
-    """The core's values of a CPU tensor, written straight into a new contiguous tensor."""
-    out = torch.empty(x.shape, dtype=x.dtype)
+def _on_cpu(x: torch.Tensor, order: int, approximate: str, out: torch.Tensor | None = None) -> torch.Tensor:
+    """The core's values of a CPU tensor, written straight into out (x's shape and dtype; None: a new tensor)."""
+    if out is None:
+        out = torch.empty(x.shape, dtype=x.dtype)
     if x.numel():
         with kernels.threads(torch.get_num_threads()):  # torch's setting, as for its own ops
             _apply(_view(x), approximate, order, _view(out))
@@ -287,6 +288,8 @@ def apply(x: torch.Tensor, approximate: str, order: int, out=None) -> torch.Tens
     if out is not None:
         if torch.is_grad_enabled() and (x.requires_grad or out.requires_grad):
             raise RuntimeError("out= does not support automatic differentiation (as torch's own ops)")
+        if _into_out(x, out):  # no result tensor to allocate (page faults for a large one) and copy
+            return _on_cpu(x, order, approximate, out)
         y = _OPS[order](x, approximate)
         if not torch.can_cast(y.dtype, out.dtype):
             raise RuntimeError(f"result type {y.dtype} can't be cast to the desired output type {out.dtype}")
@@ -294,6 +297,13 @@ def apply(x: torch.Tensor, approximate: str, order: int, out=None) -> torch.Tens
             out.resize_(y.shape)
         return out.copy_(y)
     return _OPS[order](x, approximate)
+
+
+def _into_out(x: torch.Tensor, out: torch.Tensor) -> bool:
+    """Whether out= can be written by the CPU kernel itself rather than through the op: eager
+    (a compiled graph keeps the op), both on the CPU, out of x's shape and dtype, contiguous."""
+    return (x.device.type == out.device.type == "cpu" and not GENERIC_ON_CPU and out.dtype == x.dtype
+            and out.shape == x.shape and out.is_contiguous() and not torch.compiler.is_compiling())
 
 
 def gelu(x: torch.Tensor, approximate: str = "none", *, out: torch.Tensor | None = None) -> torch.Tensor:

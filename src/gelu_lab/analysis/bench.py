@@ -13,6 +13,10 @@ beat it, so ``vs_copy`` is the share of the memory bandwidth a kernel reaches.
 Forward cases time y = f(x); "grad" cases the derivative alone (gelu_lab.gelu_grad,
 torch's gelu_backward kernel with g = 1); "fwd+bwd" cases time y = f(x) and
 y.backward(g) through torch autograd (for gelu_lab: value and derivative).
+The "gelu_lab.torch" cases are gelu_lab's torch op on a tensor, as a model
+calls it: forward with out= (torch:erf's way) and fwd+bwd through
+gelu_lab.torch.GELU; next to NumPy's, they show what the op's dispatch and
+autograd cost at small sizes (bench/bench_op.py).
 """
 
 from __future__ import annotations
@@ -84,7 +88,7 @@ def time_interleaved(fns: dict, repeats: int = 5, min_sample_s: float = 2e-3, cl
 @dataclass(frozen=True)
 class Case:
     name: str
-    backend: str  # numpy | gelu_lab | torch | roofline
+    backend: str  # numpy | gelu_lab | gelu_lab.torch | torch | roofline
     form: str  # erf | tanh | sigmoid | copy
     direction: str  # forward | grad | fwd+bwd
     dtype: str
@@ -152,17 +156,37 @@ def _torch_case(form, direction, dtype="float32"):
         if direction == "grad":  # the backward kernel alone: g * GELU'(x), g = 1
             ones, out = torch.ones_like(x), torch.empty_like(x)
             return lambda: torch.ops.aten.gelu_backward.grad_input(ones, x, approximate=approx, grad_input=out)
-        f = native(ACTIVATION[form])
-        xr = x.clone().requires_grad_(True)
-        g = torch.ones_like(x)
-
-        def fwd_bwd():
-            xr.grad = None
-            f(xr).backward(g)
-
-        return fwd_bwd
+        return _fwd_bwd(native(ACTIVATION[form]), x)
 
     return setup
+
+
+def _op_case(direction):
+    def setup(n):
+        import torch
+
+        from .. import torch as gtorch
+
+        x = gtorch.from_numpy(_x(n), torch.empty(0))
+        if direction == "forward":
+            out = torch.empty_like(x)
+            return lambda: gtorch.gelu(x, out=out)
+        return _fwd_bwd(gtorch.GELU(), x)
+
+    return setup
+
+
+def _fwd_bwd(module, x):
+    """y = module(x), y.backward(ones), x a leaf that requires grad (its .grad: the derivative)."""
+    import torch
+
+    xr, g = x.clone().requires_grad_(True), torch.ones_like(x)
+
+    def fwd_bwd():
+        xr.grad = None
+        module(xr).backward(g)
+
+    return fwd_bwd
 
 
 def _copy_case(n):
@@ -184,6 +208,8 @@ def _cases() -> dict:
     for form, approx in (("erf", "none"), ("tanh", "tanh")):
         cs.append(Case(f"gelu_lab:{form}:grad", "gelu_lab", form, "grad", "float32", _gelu_lab_case(approx, "grad")))
         cs.append(Case(f"torch:{form}:grad", "torch", form, "grad", "float32", _torch_case(form, "grad")))
+    cs.append(Case("gelu_lab.torch:erf", "gelu_lab.torch", "erf", "forward", "float32", _op_case("forward")))
+    cs.append(Case("gelu_lab.torch:erf:fwd+bwd", "gelu_lab.torch", "erf", "fwd+bwd", "float32", _op_case("fwd+bwd")))
     for dt in ("bfloat16", "float16"):
         cs.append(Case(f"gelu_lab:erf:{dt}", "gelu_lab", "erf", "forward", dt, _gelu_lab_case("none", "forward", dt)))
         cs.append(Case(f"torch:erf:{dt}", "torch", "erf", "forward", dt, _torch_case("erf", "forward", dt)))
