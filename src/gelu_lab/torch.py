@@ -268,6 +268,8 @@ def _backward(order: int):
             d = _OPS[order + 1](x, ctx.approximate)
         else:
             d = _third(x.to(torch.float64), ctx.approximate).to(x.dtype)
+        if not torch.is_grad_enabled() and d.shape == grad.shape and d.dtype == grad.dtype:
+            return d.mul_(grad), None  # d is ours alone: no third tensor to allocate (and page in, if large)
         return grad * d, None
 
     return backward
