@@ -131,6 +131,17 @@ def test_out_on_the_cpu_is_written_by_the_kernel_itself(dtype, monkeypatch):
         assert f(same, out=same) is same and torch.equal(_bits(same), _bits(w))  # in place
 
 
+def test_out_written_by_the_kernel_is_seen_by_autograd():
+    """A tensor saved for a backward and then used as out= fails that backward, as after torch's own out=."""
+    a = torch.randn(5, requires_grad=True)
+    for write in (lambda b: gtorch.gelu(torch.randn(5), out=b), lambda b: torch._C._nn.gelu(torch.randn(5), out=b)):
+        b = torch.randn(5)
+        y = (a * b).sum()  # saves b
+        write(b)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.backward()
+
+
 def test_cpu_kernel_writes_through_numpy_views_without_copying_the_input(monkeypatch):
     seen = []
     real = gtorch._apply

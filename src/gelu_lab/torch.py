@@ -291,7 +291,9 @@ def apply(x: torch.Tensor, approximate: str, order: int, out=None) -> torch.Tens
         if torch.is_grad_enabled() and (x.requires_grad or out.requires_grad):
             raise RuntimeError("out= does not support automatic differentiation (as torch's own ops)")
         if _into_out(x, out):  # no result tensor to allocate (page faults for a large one) and copy
-            return _on_cpu(x, order, approximate, out)
+            _on_cpu(x, order, approximate, out)
+            torch.autograd.graph.increment_version(out)  # written through NumPy: autograd must still see the write
+            return out
         y = _OPS[order](x, approximate)
         if not torch.can_cast(y.dtype, out.dtype):
             raise RuntimeError(f"result type {y.dtype} can't be cast to the desired output type {out.dtype}")
