@@ -84,6 +84,20 @@ def context(browser):
     return _shared("context", lambda: browser.new_context(viewport={"width": 1280, "height": 900}))
 
 
+@pytest.fixture(scope="session")
+def fresh_reports(tmp_path_factory):
+    """{lang: report.build's info} for the offline report as a fresh install writes it (the
+    shipped results, no runs store), built once per process for the tests that only read it."""
+
+    def build():
+        from gelu_lab.app import content, report
+
+        d = tmp_path_factory.mktemp("fresh-report")
+        return {lang: report.build(d / f"report-{lang}.html", lang, store=False, progress=False) for lang in content.LANGS}
+
+    return _shared("fresh_reports", build)
+
+
 @pytest.fixture
 def own_store(tmp_path, monkeypatch):
     """This test's own (empty) runs store: the app reads $GELU_LAB_STORE on every request (same process)."""

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from app_browser import app_url, browser, context, open_page, shared_tab  # noqa: F401
-from gelu_lab.app import content, registry, report, shell
+from app_browser import app_url, browser, context, fresh_reports, open_page, shared_tab  # noqa: F401
+from gelu_lab.app import content, registry, shell
 
 pytestmark = pytest.mark.xdist_group("app")
 AXE = Path(__file__).resolve().parents[1] / ".venv" / "node" / "node_modules" / "axe-core" / "axe.min.js"
@@ -85,9 +85,8 @@ def test_the_skip_link_is_first_and_the_landmarks_are_there_once(a11y_tab, app_u
 
 
 @pytest.mark.parametrize("lang", content.LANGS)
-def test_the_offline_report(browser, axe_source, tmp_path, monkeypatch, lang):  # noqa: F811
-    monkeypatch.setenv("GELU_LAB_STORE", str(tmp_path / "runs.sqlite"))  # a fresh install's report: the shipped results
-    info = report.build(tmp_path / f"report-{lang}.html", lang, progress=False)
+def test_the_offline_report(browser, axe_source, fresh_reports, lang):  # noqa: F811
+    info = fresh_reports[lang]  # a fresh install's report: the shipped results
     page = browser.new_page(viewport={"width": WIDTHS[0], "height": 844})
     try:
         page.goto(f"file://{info['path']}")

@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 from scipy import special
 
-from app_browser import app_url, browser, context, open_page, set_slider, tab  # noqa: F401
-from gelu_lab.app import content, registry, report
+from app_browser import app_url, browser, context, fresh_reports, open_page, set_slider, tab  # noqa: F401
+from gelu_lab.app import content, registry
 from test_page_text import PLACEHOLDER, raw_identifiers, too_precise
 
 pytestmark = pytest.mark.xdist_group("app")
@@ -291,20 +291,9 @@ def test_the_csv_button_downloads_what_is_drawn(tab, app_url):
     tab.log.check()  # a Blob URL: nothing left 127.0.0.1
 
 
-@pytest.fixture(scope="module")
-def reports(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    d = tmp_path_factory.mktemp("report")
-    mp.setenv("GELU_LAB_STORE", str(d / "runs.sqlite"))  # a fresh install: the shipped results
-    try:
-        yield {lang: report.build(d / f"report-{lang}.html", lang, progress=False) for lang in content.LANGS}
-    finally:
-        mp.undo()
-
-
 @pytest.mark.parametrize("lang", content.LANGS)
-def test_the_offline_report_has_them_too(reports, browser, lang):  # noqa: F811
-    info = reports[lang]
+def test_the_offline_report_has_them_too(fresh_reports, browser, lang):  # noqa: F811
+    info = fresh_reports[lang]
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     try:
         page.goto(f"file://{info['path']}")

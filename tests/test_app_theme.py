@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from app_browser import _new_tab, app_url, browser, open_page, set_slider, wait_text  # noqa: F401
+from app_browser import _new_tab, app_url, browser, fresh_reports, open_page, set_slider, wait_text  # noqa: F401
 
 pytestmark = pytest.mark.xdist_group("app")
 
@@ -99,10 +99,8 @@ def test_reduced_motion_moves_the_curve_with_no_transition(calm_page, app_url):
     pg.log.check()
 
 
-def test_the_offline_report_follows_the_dark_scheme_too(browser, tmp_path):
-    from gelu_lab.app import report
-
-    info = report.build(tmp_path / "r.html", "en", store=False, progress=False)
+def test_the_offline_report_follows_the_dark_scheme_too(browser, fresh_reports):  # noqa: F811
+    info = fresh_reports["en"]
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
     pg = ctx.new_page()
     pg.goto(f"file://{info['path']}")
