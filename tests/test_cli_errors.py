@@ -153,6 +153,17 @@ def test_the_table_covers_every_command():
     assert set(sub.choices) <= {argv[0] for argv, _ in USAGE}
 
 
+def test_a_command_imports_its_own_module_alone():
+    """`gelu-lab table` does not import the other commands' modules (and what they import);
+    a word that is no command gets the whole parser, so argparse's error can list them all."""
+    code = ("import sys; from gelu_lab import cli; cli.build_parser('table'); "
+            "print(sorted(m for m in sys.modules if m.startswith('gelu_lab.commands.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['gelu_lab.commands.table']"
+    sub = next(a for a in cli.build_parser("tabel")._actions if a.dest == "command")
+    assert set(sub.choices) == set(next(a for a in cli.build_parser()._actions if a.dest == "command").choices)
+
+
 def test_negative_numbers_with_exponents_are_values_not_options(capsys):
     # argparse alone reads "-1e3" as an unknown option ("expected 2 arguments")
     assert cli.main(["errors", "--interval", "-1e1", "1e1", "--format", "json"]) == 0

@@ -34,11 +34,15 @@ COMMAND_MODULES = [
 ]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command; given a command's name, of that one alone: only its module is
+    imported (each imports what its command needs, half a second for all of them, paid by every
+    run of the CLI, a training run's process included). Any other word: every command, so
+    argparse's own error lists them."""
     parser = Parser(prog="gelu-lab", description="GELU Lab: understand, check and measure GELU.")
     parser.add_argument("--version", action="version", version=f"gelu-lab {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for mod in COMMAND_MODULES:
+    for mod in [m for m in COMMAND_MODULES if m.rsplit(".", 1)[1] == command] or COMMAND_MODULES:
         importlib.import_module(mod).register(sub)
     return parser
 
@@ -76,8 +80,9 @@ def main(argv=None) -> int:
 
 def _run(argv) -> int:
     try:
-        parser = build_parser()
-        args = parser.parse_args(_join_list_values(list(sys.argv[1:] if argv is None else argv)))
+        argv = list(sys.argv[1:] if argv is None else argv)
+        parser = build_parser(argv[0] if argv else None)
+        args = parser.parse_args(_join_list_values(argv))
         if not getattr(args, "func", None):
             parser.print_help()
             return 2
