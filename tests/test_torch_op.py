@@ -131,6 +131,18 @@ def test_out_on_the_cpu_is_written_by_the_kernel_itself(dtype, monkeypatch):
         assert f(same, out=same) is same and torch.equal(_bits(same), _bits(w))  # in place
 
 
+def test_out_of_fake_tensors_keeps_the_op():
+    """Under FakeTensorMode (shape propagation outside torch.compile) CPU tensors have no data: out=
+    goes through the op's fake kernel, as a call without out= does. torch._subclasses is torch's
+    internals (torch is pinned, 2.13.0): if this import fails, that module moved."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode():
+        x, out = torch.empty(9), torch.empty(9)
+        assert x.device.type == "cpu" and gtorch.gelu(x, out=out) is out
+        assert type(gtorch.gelu_grad(x, out=out)) is type(x)
+
+
 def test_out_written_by_the_kernel_is_seen_by_autograd():
     """A tensor saved for a backward and then used as out= fails that backward, as after torch's own out=."""
     a = torch.randn(5, requires_grad=True)

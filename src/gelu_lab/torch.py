@@ -305,9 +305,11 @@ def apply(x: torch.Tensor, approximate: str, order: int, out=None) -> torch.Tens
 
 def _into_out(x: torch.Tensor, out: torch.Tensor) -> bool:
     """Whether out= can be written by the CPU kernel itself rather than through the op: eager
-    (a compiled graph keeps the op), both on the CPU, out of x's shape and dtype, contiguous."""
-    return (x.device.type == out.device.type == "cpu" and not GENERIC_ON_CPU and out.dtype == x.dtype
-            and out.shape == x.shape and out.is_contiguous() and not torch.compiler.is_compiling())
+    (a compiled graph keeps the op), plain tensors (a subclass, FakeTensor among them, has no
+    NumPy view), both on the CPU, out of x's shape and dtype, contiguous."""
+    return (type(x) is torch.Tensor and type(out) is torch.Tensor and x.device.type == out.device.type == "cpu"
+            and not GENERIC_ON_CPU and out.dtype == x.dtype and out.shape == x.shape and out.is_contiguous()
+            and not torch.compiler.is_compiling())
 
 
 def gelu(x: torch.Tensor, approximate: str = "none", *, out: torch.Tensor | None = None) -> torch.Tensor:
