@@ -143,6 +143,16 @@ def test_out_of_fake_tensors_keeps_the_op():
         assert type(gtorch.gelu_grad(x, out=out)) is type(x)
 
 
+def test_out_into_an_inference_tensor_as_torchs_own():
+    """Written inside inference mode; refused outside it, as torch's own out= refuses."""
+    with torch.inference_mode():
+        x, out = torch.randn(9), torch.empty(9)
+        assert gtorch.gelu(x, out=out) is out and torch.equal(out, gtorch.gelu(x))
+    for write in (lambda: gtorch.gelu(x, out=out), lambda: torch._C._nn.gelu(x, out=out)):
+        with pytest.raises(RuntimeError, match="inference tensor"):
+            write()
+
+
 def test_out_written_by_the_kernel_is_seen_by_autograd():
     """A tensor saved for a backward and then used as out= fails that backward, as after torch's own out=."""
     a = torch.randn(5, requires_grad=True)

@@ -306,8 +306,10 @@ def apply(x: torch.Tensor, approximate: str, order: int, out=None) -> torch.Tens
 def _into_out(x: torch.Tensor, out: torch.Tensor) -> bool:
     """Whether out= can be written by the CPU kernel itself rather than through the op: eager
     (a compiled graph keeps the op), plain tensors (a subclass, FakeTensor among them, has no
-    NumPy view), both on the CPU, out of x's shape and dtype, contiguous."""
-    return (type(x) is torch.Tensor and type(out) is torch.Tensor and x.device.type == out.device.type == "cpu"
+    NumPy view), both on the CPU, out of x's shape and dtype, contiguous, and not an inference
+    tensor (whose writes torch checks: copy_ refuses them outside inference mode)."""
+    return (type(x) is torch.Tensor and type(out) is torch.Tensor and not out.is_inference()
+            and x.device.type == out.device.type == "cpu"
             and not GENERIC_ON_CPU and out.dtype == x.dtype and out.shape == x.shape and out.is_contiguous()
             and not torch.compiler.is_compiling())
 
