@@ -110,10 +110,6 @@ def test_repr_approximate_and_out_like_torch_nn_gelu():
     assert gelu_lab.gelu(x, "sigmoid", out=out) is out and torch.equal(out, gtorch.gelu(x, "sigmoid"))
 
 
-def _bits(t: torch.Tensor) -> torch.Tensor:
-    return t.view({2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()])
-
-
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16, torch.float64])
 def test_out_on_the_cpu_is_written_by_the_kernel_itself(dtype, monkeypatch):
     """An out= of x's shape and dtype on the CPU gets the op's values bit for bit (in place and
@@ -126,9 +122,9 @@ def test_out_on_the_cpu_is_written_by_the_kernel_itself(dtype, monkeypatch):
     monkeypatch.setattr(gtorch, "_OPS", None)  # any call through the op fails
     for f, w in want.items():
         out = torch.empty(3000, dtype=dtype)
-        assert f(xs, out=out) is out and torch.equal(_bits(out), _bits(w))
+        assert f(xs, out=out) is out and torch.equal(bits(out), bits(w))
         same = xs.contiguous()
-        assert f(same, out=same) is same and torch.equal(_bits(same), _bits(w))  # in place
+        assert f(same, out=same) is same and torch.equal(bits(same), bits(w))  # in place
 
 
 def test_out_of_fake_tensors_keeps_the_op():
