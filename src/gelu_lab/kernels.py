@@ -344,8 +344,7 @@ def lookup16(table: np.ndarray, x: np.ndarray, out: np.ndarray | None = None) ->
         _gather16(table.view(np.uint16), bits, flat)
         return res
     t16 = table.view(np.uint16)
-    _native_parts(lambda lo, hi, threads: _native.lookup16(t16, bits[lo:hi], flat[lo:hi], _VARIANTS[v], threads), bits.size,
-                  4 * _native.MIN_PART)  # as native.c cuts a lookup
+    _native_parts(lambda lo, hi, threads: _native.lookup16(t16, bits[lo:hi], flat[lo:hi], _VARIANTS[v], threads), bits.size)
     return res
 
 
@@ -458,7 +457,7 @@ _POOL = {}
 PARTS_PER_THREAD = 8  # parts are handed out as threads come free: a thread slowed by another process takes fewer
 
 
-def _parallel(task, n: int, min_part: int = 1 << 15):
+def _parallel(task, n: int, min_part: int):
     """[task(lo, hi) for the parts [lo, hi) of [0, n)], run by thread_count() threads.
 
     The parts (multiples of BLOCK, about PARTS_PER_THREAD per thread) are taken
@@ -504,20 +503,21 @@ def _native_f32(name: str, v: int, x: np.ndarray, out: np.ndarray) -> np.ndarray
         und.sort()
         return und + lo if lo else und
 
-    parts = _native_parts(part, x.size, _native.MIN_PART)
+    parts = _native_parts(part, x.size)
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
-def _native_parts(task, n: int, min_part: int) -> list:
+def _native_parts(task, n: int) -> list:
     """[task(lo, hi, threads)] over [0, n): one call on the extension's own threads where it
-    has them (:func:`_native_threads`), else parts on Python threads, one thread each.
-    min_part: the fewest inputs a thread is given; under two parts' worth, one call on
-    one thread (without asking thread_count(), a microsecond, as much as a small call's kernel)."""
-    if n < 2 * min_part:
+    has them (:func:`_native_threads`), else parts on Python threads, one thread each. Under
+    two of the extension's smallest parts (MIN_PART inputs), one call on one thread, as the
+    extension would run it, without asking thread_count() (a microsecond, as much as a small
+    call's kernel)."""
+    if n < 2 * _native.MIN_PART:
         return [task(0, n, 1)]
     if _native_threads():
         return [task(0, n, thread_count())]
-    return _parallel(lambda lo, hi: task(lo, hi, 1), n, min_part)
+    return _parallel(lambda lo, hi: task(lo, hi, 1), n, _native.MIN_PART)
 
 
 def _native_threads() -> bool:
