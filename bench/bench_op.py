@@ -38,21 +38,18 @@ def main(argv=None) -> int:
     if min(sizes) < 1 or a.threads < 1 or a.repeats < 1:
         p.error("--sizes, --threads and --repeats must be positive")
 
-    from gelu_lab import kernels
     from gelu_lab.analysis import bench
     from gelu_lab.results.printing import text_table
-    from gelu_lab.results.store import provenance
 
-    bench.set_threads(a.threads)
-    names = list(dict.fromkeys(n for pair in PAIRS for n in pair))
-    print(f"# {provenance()['processor']}; ISA: {bench.cpu_isa() or '-'}; gelu_lab float32 kernel: {kernels.variant()}; "
+    m = bench.machine([a.threads])
+    print(f"# {m['processor']}; ISA: {m['isa'] or '-'}; gelu_lab float32 kernel: {m['kernel']}; "
           f"{a.threads} threads, median of {a.repeats}, microseconds a call")
-    rows = []
-    for n in sizes:
-        timed = bench.time_interleaved({k: bench.CASES[k].setup(n) for k in names}, repeats=a.repeats)
-        us = {k: timed[k]["median_s"] * 1e6 for k in names}
-        rows.append({"n": n, **us, **{f"{den} / {num}": us[den] / us[num] for num, den in PAIRS}})
-    print(text_table(rows, list(rows[0]), digits=4))
+    names = list(dict.fromkeys(n for pair in PAIRS for n in pair))
+    rows = bench.run(names, sizes=sizes, threads=[a.threads], repeats=a.repeats, progress=None, interleave=True)
+    us = {(r["case"], r["n"]): r["median_s"] * 1e6 for r in rows}
+    ratio = {(q["num"], q["n"]): q["ratio"] for num, den in PAIRS for q in bench.ratios(rows, num, den)}
+    print(text_table([{"n": n, **{k: us[(k, n)] for k in names}, **{f"{den} / {num}": ratio[(num, n)] for num, den in PAIRS}}
+                      for n in sizes], ["n", *names, *(f"{den} / {num}" for num, den in PAIRS)], digits=4))
     return 0
 
 
