@@ -12,7 +12,10 @@ cycles). The loops, read with objdump from the code that actually runs:
 
 - gelu_lab's avx2 variant: main_gelu_avx2 / main_grad_avx2 in the built
   extension, pass 1 (the loop with vpermps) and pass 2 (the loop with the
-  prefetch), per 8 inputs; the settling of listed inputs is left out;
+  prefetch), per 8 inputs; plus the settling of the inputs they list
+  (settle_*_avx2v, its loop with vdivpd, 4 inputs an iteration) weighted by
+  the share listed, which bench/native_split.py measures on 2^20 inputs from
+  N(0, 4) (the same arithmetic on any AVX2 CPU, so the same share on a Zen 1);
 - numba's kernel compiled for AVX2 (the innermost loop with a division), the
   one kernel also measured on a real Zen 1, as the check of the method;
 - torch's: oneDNN's `jit:avx2` GELU forward and backward (torch sends float32
@@ -80,17 +83,41 @@ def first(found: list[list[str]], mark: str) -> list[str]:
     raise SystemExit(f"no loop with {mark} found")
 
 
-def ours(fn: str) -> list[list[str]]:
-    """gelu_lab's avx2 main pass for fn ("gelu" or "grad"): pass 1 and pass 2."""
+def symbol(name: str) -> list[str]:
+    """objdump's arguments for one function of the built extension (from its address to the next symbol's)."""
     from gelu_lab import _native
 
     so = _native.__file__
     syms = subprocess.run(["nm", so], capture_output=True, text=True, check=True).stdout.split("\n")
     addr = sorted(int(s.split()[0], 16) for s in syms if s.strip() and len(s.split()) == 3)
-    start = next(int(s.split()[0], 16) for s in syms if s.endswith(f" main_{fn}_avx2"))
+    start = next(int(s.split()[0], 16) for s in syms if s.endswith(f" {name}"))
     stop = next(a for a in addr if a > start)
-    found = loops(objdump([f"--start-address={start:#x}", f"--stop-address={stop:#x}", so]))
+    return [f"--start-address={start:#x}", f"--stop-address={stop:#x}", so]
+
+
+def ours(fn: str) -> list[list[str]]:
+    """gelu_lab's avx2 main pass for fn ("gelu" or "grad"): pass 1 and pass 2."""
+    found = loops(objdump(symbol(f"main_{fn}_avx2")))
     return [first(found, "vpermps"), first(found, "prefetcht0")]
+
+
+def settle(fn: str) -> list[str]:
+    """gelu_lab's avx2 settling loop for fn: the vector TIGHT tier, 4 listed inputs an iteration."""
+    return first(loops(objdump(symbol(f"settle_{fn}_avx2v"))), "vdivpd")
+
+
+def listed_share() -> dict[str, float]:
+    """{"gelu": share, "grad": share} of inputs the avx2 main pass lists, from bench/native_split.py."""
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "native_split.py"), "--n", str(1 << 20), "--repeats", "1"],
+                         capture_output=True, text=True, check=True).stdout
+    share = {}
+    for line in out.splitlines():
+        f = line.split()
+        if f[:1] == ["avx2"]:
+            share["grad" if f[1] == "gelu_grad" else "gelu"] = float(f[4]) / 100
+    if set(share) != {"gelu", "grad"}:
+        raise SystemExit("bench/native_split.py printed no avx2 rows (is the avx2 variant built and runnable here?)")
+    return share
 
 
 def onednn(tmp: pathlib.Path) -> dict[str, list[list[str]]]:
@@ -149,12 +176,18 @@ def main(argv=None) -> int:
         return 2
     with tempfile.TemporaryDirectory() as t:
         tmp = pathlib.Path(t)
-        dnnl, nb = onednn(tmp), numba_loops(tmp)
-        kern = {("gelu_lab avx2", "gelu"): ours("gelu"), ("gelu_lab avx2", "grad"): ours("grad"),
-                ("numba", "gelu"): nb["gelu"], ("numba", "grad"): nb["grad"],
-                ("torch (oneDNN jit:avx2)", "gelu"): dnnl["fwd"], ("torch (oneDNN jit:avx2)", "grad"): dnnl["bwd"]}
-        model = {(k, cpu): [sum(c) for c in zip(*(cycles(a.mca, body, cpu) for body in loops_))] for k, loops_ in kern.items() for cpu in CPUS}
+        dnnl, nb, share = onednn(tmp), numba_loops(tmp), listed_share()
+        # (weight, loop): per 8 inputs, 2 * share iterations of the settling loop (4 listed inputs each)
+        main_ = {fn: [(1, body) for body in ours(fn)] for fn in ("gelu", "grad")}
+        kern = {("gelu_lab avx2", fn): main_[fn] + [(2 * share[fn], settle(fn))] for fn in ("gelu", "grad")}
+        kern |= {("gelu_lab avx2 main only", fn): main_[fn] for fn in ("gelu", "grad")}
+        kern |= {("numba", fn): [(1, nb[fn][0])] for fn in ("gelu", "grad")}
+        kern |= {("torch (oneDNN jit:avx2)", fn): [(1, dnnl[d][0])] for fn, d in (("gelu", "fwd"), ("grad", "bwd"))}
+        model = {(k, cpu): [sum(w * c[i] for w, c in ((w, cycles(a.mca, body, cpu)) for w, body in loops_)) for i in (0, 1)]
+                 for k, loops_ in kern.items() for cpu in CPUS}
     print(f"# {a.mca}, {ITER} iterations; cycles per loop iteration, total / rthr (per 8 inputs for gelu_lab, per loop for the others)")
+    print(f"# avx2 inputs listed (bench/native_split.py, 2^20 from N(0, 4)): gelu {100 * share['gelu']:.2f} %, "
+          f"gelu_grad {100 * share['grad']:.2f} %")
     for k in kern:
         z1, z4 = model[k, "znver1"], model[k, "znver4"]
         print(f"{k[0]:>24} {k[1]:4}  znver1 {z1[0]:6.1f} / {z1[1]:6.1f}   znver4 {z4[0]:6.1f} / {z4[1]:6.1f}   "
@@ -162,7 +195,7 @@ def main(argv=None) -> int:
     print("# factor by which 'ours / torch' changes from Zen 4 to Zen 1, total / rthr "
           "(numba measured: gelu 0.73-0.78, grad 0.80-0.83)")
     torch_ = "torch (oneDNN jit:avx2)"
-    for who in ("numba", "gelu_lab avx2"):
+    for who in ("numba", "gelu_lab avx2", "gelu_lab avx2 main only"):
         for fn in ("gelu", "grad"):
             f = [(model[(torch_, fn), "znver1"][i] / model[(torch_, fn), "znver4"][i])
                  / (model[(who, fn), "znver1"][i] / model[(who, fn), "znver4"][i]) for i in (0, 1)]

@@ -358,8 +358,9 @@ def test_the_avx2_stand_in_holds_torch_to_avx2_in_aten_and_onednn(monkeypatch):
 
 
 def test_zen1_estimate_reads_the_loops_that_run(monkeypatch, tmp_path):
-    """bench/zen1_estimate.py's loops (llvm-mca itself is not needed here): the avx2 variant's two passes,
-    per function; oneDNN's jit:avx2 GELU loops as dumped from a torch run; numba's AVX2 division loop."""
+    """bench/zen1_estimate.py's loops (llvm-mca itself is not needed here): the avx2 variant's two passes
+    and its settling loop, per function, and the share of inputs it lists; oneDNN's jit:avx2 GELU loops
+    as dumped from a torch run; numba's AVX2 division loop."""
     monkeypatch.syspath_prepend(str(pathlib.Path(__file__).resolve().parents[1] / "bench"))
     import zen1_estimate as z
 
@@ -368,6 +369,10 @@ def test_zen1_estimate_reads_the_loops_that_run(monkeypatch, tmp_path):
         assert any("vpermps" in i for i in p1) and not any("prefetch" in i for i in p1)
         assert any("prefetcht0" in i for i in p2) and sum("vfmadd" in i for i in p2) >= 6
         assert not [i for i in p1 + p2 if i.startswith(("j", "call"))]
+        st = z.settle(fn)
+        assert any("vdivpd" in i and "ymm" in i for i in st) and not [i for i in st if i.startswith(("j", "call"))]
+    share = z.listed_share()
+    assert set(share) == {"gelu", "grad"} and all(0.001 < s < 0.05 for s in share.values()), share
     d = z.onednn(tmp_path)
     assert set(d) == {"fwd", "bwd"} and all(any("vdivps" in i and "ymm" in i for i in body) for (body,) in d.values())
     assert not [i for (body,) in d.values() for i in body if "zmm" in i]  # held to AVX2
