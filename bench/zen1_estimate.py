@@ -32,6 +32,7 @@ the estimate; the README says which figure tracked numba's and what it gives.
 from __future__ import annotations
 
 import argparse
+import functools
 import pathlib
 import re
 import shutil
@@ -110,11 +111,9 @@ def listed_share() -> dict[str, float]:
     """{"gelu": share, "grad": share} of inputs the avx2 main pass lists, from bench/native_split.py."""
     out = subprocess.run([sys.executable, str(ROOT / "bench" / "native_split.py"), "--n", str(1 << 20), "--repeats", "1"],
                          capture_output=True, text=True, check=True).stdout
-    share = {}
-    for line in out.splitlines():
-        f = line.split()
-        if f[:1] == ["avx2"]:
-            share["grad" if f[1] == "gelu_grad" else "gelu"] = float(f[4]) / 100
+    rows = [line.split() for line in out.splitlines() if not line.startswith("#")]
+    col = next(r for r in rows if r[:1] == ["variant"]).index("listed%")  # the header names the columns
+    share = {"grad" if r[1] == "gelu_grad" else "gelu": float(r[col]) / 100 for r in rows if r[:1] == ["avx2"]}
     if set(share) != {"gelu", "grad"}:
         raise SystemExit("bench/native_split.py printed no avx2 rows (is the avx2 variant built and runnable here?)")
     return share
@@ -158,7 +157,8 @@ def numba_loops(tmp: pathlib.Path, keys=("gelu", "grad")) -> dict[str, list[list
     return out
 
 
-def cycles(mca: str, body: list[str], cpu: str) -> tuple[float, float]:
+@functools.cache  # a loop stands in more than one sum (the main passes: with the settling and alone)
+def cycles(mca: str, body: tuple[str, ...], cpu: str) -> tuple[float, float]:
     """(simulated cycles per iteration, block reciprocal throughput) of one loop on one model."""
     r = subprocess.run([mca, f"-mcpu={cpu}", f"-iterations={ITER}"], input="\n".join(body) + "\n", capture_output=True, text=True)
     if r.returncode:
@@ -183,7 +183,7 @@ def main(argv=None) -> int:
         kern |= {("gelu_lab avx2 main only", fn): main_[fn] for fn in ("gelu", "grad")}
         kern |= {("numba", fn): [(1, nb[fn][0])] for fn in ("gelu", "grad")}
         kern |= {("torch (oneDNN jit:avx2)", fn): [(1, dnnl[d][0])] for fn, d in (("gelu", "fwd"), ("grad", "bwd"))}
-        model = {(k, cpu): [sum(w * c[i] for w, c in ((w, cycles(a.mca, body, cpu)) for w, body in loops_)) for i in (0, 1)]
+        model = {(k, cpu): [sum(w * cycles(a.mca, tuple(body), cpu)[i] for w, body in loops_) for i in (0, 1)]
                  for k, loops_ in kern.items() for cpu in CPUS}
     print(f"# {a.mca}, {ITER} iterations; cycles per loop iteration, total / rthr (per 8 inputs for gelu_lab, per loop for the others)")
     print(f"# avx2 inputs listed (bench/native_split.py, 2^20 from N(0, 4)): gelu {100 * share['gelu']:.2f} %, "
