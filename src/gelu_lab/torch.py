@@ -20,8 +20,13 @@ Where the values come from:
   of the input and of the output it writes into (bfloat16 through an int16
   view). The exact form and its derivative are correctly rounded in float16,
   bfloat16 and float32.
-- Other devices (CUDA): ``generic`` -- a float64 evaluation with torch ops on the
-  device, with a bound on its error; rounded once to the tensor's format where
+- CUDA tensors of float16, bfloat16 and float32, where Triton is installed (the
+  ``[gpu]`` extra): the Triton kernels of :mod:`gelu_lab.gpu`, correctly rounded on
+  the GPU for every form and order (16-bit formats: a lookup of the core's 65 536
+  values, so the core's bit for bit). Setting ``TRITON_ON_CPU`` (tests, under
+  ``TRITON_INTERPRET=1``) sends CPU tensors there too.
+- Other devices, float64, and CUDA without Triton: ``generic`` -- a float64
+  evaluation with torch ops on the device, with a bound on its error; rounded once to the tensor's format where
   both ends of [value - bound, value + bound] round alike (then the true value
   rounds the same way); the few elements where they do not, and non-finite
   ones, are computed on the CPU by the core and written back. The results are
@@ -77,8 +82,10 @@ from .numerics import SIGMOID_BETA, SQRT_2_OVER_PI, TANH_CUBIC
 _TO_NUMPY = {torch.float16: np.float16, torch.float32: np.float32, torch.float64: np.float64}
 _FORMAT = {torch.float16: "float16", torch.bfloat16: "bfloat16", torch.float32: "float32", torch.float64: "float64"}
 
-# send CPU tensors down the generic (device) path as well: for tests of that path
+# send CPU tensors down the generic (device) path, or through the Triton kernels under
+# Triton's interpreter, as well: for tests of those paths
 GENERIC_ON_CPU = False
+TRITON_ON_CPU = False
 
 
 def to_numpy(t: torch.Tensor) -> np.ndarray:
@@ -231,9 +238,41 @@ def generic(x: torch.Tensor, approximate: str = "none", order: int = 0) -> torch
 # --- the ops ---------------------------------------------------------------------------
 
 
+def _triton_path(x: torch.Tensor) -> bool:
+    """Whether x goes to gelu_lab.gpu's Triton kernels: CUDA (or TRITON_ON_CPU), a 16- or 32-bit float, Triton there."""
+    if x.dtype not in (torch.float16, torch.bfloat16, torch.float32):
+        return False
+    if not (x.device.type == "cuda" or x.device.type == "cpu" and TRITON_ON_CPU):
+        return False
+    return _gpu() is not None
+
+
+@functools.cache
+def _gpu():
+    """gelu_lab.gpu, or None where Triton is not installed (imported on the first GPU tensor: Triton takes a second)."""
+    from . import gpu
+
+    return gpu if gpu.available() is None else None
+
+
+@functools.cache
+def _table16(approximate: str, order: int, dtype: torch.dtype, device: str) -> torch.Tensor:
+    """The core's values at all 65 536 bit patterns of a 16-bit format, as int16 on `device` (the GPU's lookup)."""
+    fmt = FORMATS[_FORMAT[dtype]]
+    values = _apply(np.arange(65536, dtype=np.uint16).view(fmt.dtype), approximate, order, None)
+    return torch.from_numpy(np.ascontiguousarray(values).view(np.int16)).to(device)
+
+
+def _on_gpu(x: torch.Tensor, order: int, approximate: str, grad=None, out=None) -> torch.Tensor:
+    table = _table16(approximate, order, x.dtype, str(x.device)) if x.dtype != torch.float32 else None
+    return _gpu().apply(x, approximate, order, table, grad=grad, out=out)
+
+
 def _kernel(order: int):
     def kernel(x: torch.Tensor, approximate: str = "none") -> torch.Tensor:
         check_approximate(approximate)
+        if _triton_path(x):
+            return _on_gpu(x, order, approximate)
         if x.device.type == "cpu" and not GENERIC_ON_CPU:
             return _on_cpu(x, order, approximate)
         if x.device.type == "mps":  # no float64 there: through the CPU
@@ -255,6 +294,27 @@ def _fake(x: torch.Tensor, approximate: str = "none") -> torch.Tensor:
     return x.new_empty(x.shape)
 
 
+def _backward_kernel(grad: torch.Tensor, x: torch.Tensor, approximate: str = "none", order: int = 0) -> torch.Tensor:
+    """grad * the (order + 1)-th derivative at x, each rounded as the two ops round them: on the GPU in one pass."""
+    if grad.shape == x.shape and grad.dtype == x.dtype and _triton_path(x):
+        return _on_gpu(x, order + 1, approximate, grad=grad)
+    d = _OPS[order + 1](x, approximate)
+    if d.shape == grad.shape and d.dtype == grad.dtype:
+        return d.mul_(grad)  # d is ours alone: no third tensor to allocate (and page in, if large)
+    return grad * d
+
+
+# the backward of gelu (order 0) and of gelu_grad (order 1) as one op, so that a GPU reads x and grad once
+_BACKWARD = torch.library.custom_op("gelu_lab::gelu_backward", _backward_kernel, mutates_args=(),
+                                    schema="(Tensor grad, Tensor x, str approximate='none', int order=0) -> Tensor")
+
+
+@_BACKWARD.register_fake
+def _backward_fake(grad, x, approximate="none", order=0):
+    check_approximate(approximate)
+    return grad * torch.empty_like(x)  # a new tensor, of grad * d's shape and dtype
+
+
 def _setup_context(ctx, inputs, output):
     x, approximate = inputs
     ctx.save_for_backward(x)
@@ -265,12 +325,8 @@ def _backward(order: int):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         if order < 2:
-            d = _OPS[order + 1](x, ctx.approximate)
-        else:
-            d = _third(x.to(torch.float64), ctx.approximate).to(x.dtype)
-        if not torch.is_grad_enabled() and d.shape == grad.shape and d.dtype == grad.dtype:
-            return d.mul_(grad), None  # d is ours alone: no third tensor to allocate (and page in, if large)
-        return grad * d, None
+            return _BACKWARD(grad, x, ctx.approximate, order), None
+        return grad * _third(x.to(torch.float64), ctx.approximate).to(x.dtype), None
 
     return backward
 
@@ -278,6 +334,27 @@ def _backward(order: int):
 for _order, _op in enumerate(_OPS):
     _op.register_fake(_fake)
     _op.register_autograd(_backward(_order), setup_context=_setup_context)
+
+
+def _backward_setup(ctx, inputs, output):
+    grad, x, approximate, order = inputs
+    ctx.save_for_backward(grad, x)
+    ctx.approximate, ctx.order = approximate, order
+
+
+def _backward_backward(ctx, up):
+    """d/dgrad = the (order + 1)-th derivative; d/dx = grad times the (order + 2)-th."""
+    grad, x = ctx.saved_tensors
+    a, order = ctx.approximate, ctx.order
+    d_grad = _BACKWARD(up, x, a, order) if ctx.needs_input_grad[0] else None
+    d_x = None
+    if ctx.needs_input_grad[1]:
+        g = up * grad
+        d_x = _BACKWARD(g, x, a, order + 1) if order == 0 else g * _third(x.to(torch.float64), a).to(x.dtype)
+    return d_grad, d_x, None, None
+
+
+_BACKWARD.register_autograd(_backward_backward, setup_context=_backward_setup)
 
 
 def apply(x: torch.Tensor, approximate: str, order: int, out=None) -> torch.Tensor:
@@ -291,8 +368,11 @@ def apply(x: torch.Tensor, approximate: str, order: int, out=None) -> torch.Tens
         if torch.is_grad_enabled() and (x.requires_grad or out.requires_grad):
             raise RuntimeError("out= does not support automatic differentiation (as torch's own ops)")
         if _into_out(x, out):  # no result tensor to allocate (page faults for a large one) and copy
-            _on_cpu(x, order, approximate, out)
-            torch.autograd.graph.increment_version(out)  # written through NumPy: autograd must still see the write
+            if _triton_path(x):
+                _on_gpu(x, order, approximate, out=out)
+            else:
+                _on_cpu(x, order, approximate, out)
+            torch.autograd.graph.increment_version(out)  # written by the kernel: autograd must still see the write
             return out
         y = _OPS[order](x, approximate)
         if not torch.can_cast(y.dtype, out.dtype):
@@ -304,13 +384,14 @@ def apply(x: torch.Tensor, approximate: str, order: int, out=None) -> torch.Tens
 
 
 def _into_out(x: torch.Tensor, out: torch.Tensor) -> bool:
-    """Whether out= can be written by the CPU kernel itself rather than through the op: eager
-    (a compiled graph keeps the op), plain tensors (a subclass, FakeTensor among them, has no
-    NumPy view), both on the CPU, out of x's shape and dtype, contiguous, and not an inference
-    tensor (whose writes torch checks: copy_ refuses them outside inference mode)."""
+    """Whether out= can be written by the kernel itself (the CPU's, or the GPU's Triton kernels)
+    rather than through the op: eager (a compiled graph keeps the op), plain tensors (a subclass,
+    FakeTensor among them, has no data to write), on one device, out of x's shape and dtype,
+    contiguous, and not an inference tensor (whose writes torch checks: copy_ refuses them
+    outside inference mode)."""
     return (type(x) is torch.Tensor and type(out) is torch.Tensor and not out.is_inference()
-            and x.device.type == out.device.type == "cpu"
-            and not GENERIC_ON_CPU and out.dtype == x.dtype and out.shape == x.shape and out.is_contiguous()
+            and x.device == out.device and (_triton_path(x) or x.device.type == "cpu" and not GENERIC_ON_CPU)
+            and out.dtype == x.dtype and out.shape == x.shape and out.is_contiguous()
             and not torch.compiler.is_compiling())
 
 

@@ -1,0 +1,156 @@
+"""gelu_lab on GPU tensors: the Triton kernels behind gelu_lab.torch's ops (the ``[gpu]`` extra).
+
+    available() -> str | None          why the kernels cannot run here (None: they can)
+    apply(x, form, order, table16=None, grad=None, out=None) -> Tensor
+
+What a call computes, for a float32, float16 or bfloat16 tensor x (form: "none",
+"tanh" or "sigmoid"; order 0, 1 or 2), correctly rounded to x's format:
+
+- float32: :func:`kernels.main32` in one pass over x, then :func:`kernels.settle32`
+  over the inputs it listed. For the exact form's value and first derivative the
+  pass is the native CPU kernel's (gelu_lab/native.c's main_one: a degree-8
+  polynomial on one of 16 sub-ranges, a Ziv test with that sub-range's bound,
+  tables from native_tables.json); settling runs that kernel's TIGHT tier (the
+  Q = Phi(-|x|) = h(|x|) exp(-x^2/2) formulation) and, for what it leaves, a
+  double-double evaluation (:mod:`gelu_lab.gpu.dd`). For the other forms and
+  orders the pass is the float64 formula with its error bound of
+  ``gelu_lab.torch._f64``; settling is in double-double.
+- float16 and bfloat16: :func:`kernels.lookup16`, ``table16[bits of x]`` for a table
+  of all 65 536 values that the caller passes (gelu_lab.torch builds it from
+  gelu_lab.core, so the values are the core's, bit for bit).
+
+With ``grad`` the result is ``grad * value``, each rounded as the two ops would
+round them (autograd's backward in one pass). Listing costs one atomic add per
+listed input into a list of n/16 + 1024 entries; where a call lists more
+(structured data: wide runs of the negative tail), the settling kernel goes over
+every input again, correct and slower. Nothing goes back to the CPU, and no
+call waits on the GPU.
+
+Without a GPU the kernels run under Triton's interpreter (``TRITON_INTERPRET=1``
+before Triton is imported) on CPU tensors: that is how the tests check them.
+Triton's interpreter computes ``tl.fma`` as a product then a sum; the bounds of
+the float64 tiers hold either way, and the double-double tier uses no fma.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import json
+import os
+
+import mpmath
+
+from .. import numerics as nm
+
+FORMS = {"none": 0, "tanh": 1, "sigmoid": 2}
+BLOCK = 1024  # inputs per program of main32
+BLOCK16 = 2048  # per program of lookup16
+CHUNK = 128  # listed inputs per step of settle32
+_MAX_N = 1 << 30  # a call's offsets are int32: longer tensors go in slices
+
+
+def available() -> str | None:
+    """None where the Triton kernels can run on this process's tensors; else why not, in words."""
+    try:
+        importlib.import_module("triton")
+    except ImportError:
+        return "Triton is not installed (pip install 'gelu-lab[gpu]')"
+    return None
+
+
+def interpreted() -> bool:
+    """Whether Triton runs its interpreter here (kernels on CPU tensors)."""
+    return os.environ.get("TRITON_INTERPRET", "") not in ("", "0")
+
+
+def _split(v) -> tuple[float, float]:
+    hi = float(v)
+    return hi, float(v - hi)
+
+
+@functools.cache
+def _host_tables():
+    """The kernels' float64 tables as flat lists (see gelu_lab.gpu.kernels' docstring for the layouts)."""
+    data = json.loads(importlib.resources.files("gelu_lab").joinpath("data/native_tables.json").read_text())
+    main = {}
+    for order, name in enumerate(("gelu", "grad")):
+        t = data[name]
+        main[order] = [v for row in t["c"] for v in row] + t["eps"] + [t["w"], t["invw"], t["sat"], t["zero"], *data["x0"]]
+    tight, root = data["tight"], data["root"]
+    tt = [*tight["h"][0], *tight["h"][1], *tight["exp"][0], *tight["exp"][1], tight["map_c"], tight["rel"],
+          *root["c"][0], *root["c"][1], root["radius"], data["a_cut"], data["tiny"], data["inv_sqrt_2pi"], *data["x0"]]
+    with mpmath.workdps(40):
+        qtab = [v for j in range(121) for f in (mpmath.ncdf(-mpmath.mpf(j) / 8), mpmath.npdf(mpmath.mpf(j) / 8)) for v in _split(f)]
+        inv = [v for n in range(1, 33) for v in _split(1 / mpmath.mpf(n))]
+        k = mpmath.sqrt(2 / mpmath.pi)
+        c = mpmath.mpf("0.044715")
+        ddc = [v for f in (2 * k, c, 3 * c, 12 * k * c, mpmath.mpf("1.702"), mpmath.log(2)) for v in _split(f)]
+    assert abs(data["inv_sqrt_2pi"] - nm.INV_SQRT_2PI) == 0
+    return main, tt, qtab, inv, ddc
+
+
+@functools.cache
+def _device_tables(device: str):
+    import torch
+
+    main, tt, qtab, inv, ddc = _host_tables()
+    f64 = functools.partial(torch.tensor, dtype=torch.float64, device=device)
+    return {0: f64(main[0]), 1: f64(main[1])}, f64(tt), f64(qtab), f64(inv), f64(ddc)
+
+
+def _programs(device) -> int:
+    """settle32's programs: four per multiprocessor on a GPU (they loop over the list)."""
+    import torch
+
+    if device.type == "cuda":
+        return 4 * torch.cuda.get_device_properties(device).multi_processor_count
+    return 2
+
+
+def apply(x, form: str, order: int, table16=None, grad=None, out=None):
+    """The form's order-th derivative of x (times grad, if given), correctly rounded to x's format.
+
+    x: float16, bfloat16 or float32, any shape and strides; table16: for the 16-bit
+    formats, the 65 536 values by bit pattern (an int16 tensor on x's device);
+    grad: x's shape and dtype; out: a contiguous tensor of x's shape and dtype to
+    write into (returned), else a new one.
+    """
+    import torch
+
+    from . import kernels
+
+    xc = x.detach().contiguous().reshape(-1)
+    g = grad.detach().contiguous().reshape(-1) if grad is not None else xc
+    res = torch.empty(x.shape, dtype=x.dtype, device=x.device) if out is None else out
+    flat = res.view(-1)
+    for lo in range(0, xc.numel(), _MAX_N):
+        hi = min(lo + _MAX_N, xc.numel())
+        if x.dtype == torch.float32:
+            _float32(kernels, xc[lo:hi], g[lo:hi], flat[lo:hi], FORMS[form], order, grad is not None)
+        else:
+            n = hi - lo
+            kernels.lookup16[(triton_cdiv(n, BLOCK16),)](
+                xc[lo:hi].view(torch.int16), g[lo:hi].view(torch.int16), flat[lo:hi].view(torch.int16), table16, n,
+                HAS_GRAD=grad is not None, BF16=x.dtype == torch.bfloat16, BLOCK=BLOCK16)
+    return res
+
+
+def triton_cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _float32(kernels, x, g, out, form: int, order: int, has_grad: bool) -> None:
+    import torch
+
+    n = x.numel()
+    main, tt, qtab, inv, ddc = _device_tables(str(x.device))
+    tab = main[order] if form == 0 and order < 2 else tt  # the formula pass reads no table
+    count = torch.zeros(1, dtype=torch.int32, device=x.device)
+    cap = n // 16 + 1024
+    listed = torch.empty(cap, dtype=torch.int32, device=x.device)
+    consts = dict(K2=2.0 * nm.SQRT_2_OVER_PI, C=nm.TANH_CUBIC, BETA=nm.SIGMOID_BETA, INV_SQRT_2PI=nm.INV_SQRT_2PI)
+    kernels.main32[(triton_cdiv(n, BLOCK),)](x, g, out, listed, count, n, cap, tab,
+                                             FORM=form, ORDER=order, HAS_GRAD=has_grad, BLOCK=BLOCK, **consts)
+    kernels.settle32[(_programs(x.device),)](x, g, out, listed, count, n, cap, tab, tt, qtab, inv, ddc, FORM=form, ORDER=order, HAS_GRAD=has_grad, CHUNK=CHUNK,
+                                  **consts)

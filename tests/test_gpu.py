@@ -1,0 +1,200 @@
+"""The Triton kernels of gelu_lab.gpu, run by Triton's interpreter on CPU tensors, against the CPU kernel.
+
+The kernels are the ones a CUDA tensor runs (gelu_lab.torch sends them there); the
+interpreter executes the same Triton code with NumPy, so the arithmetic, the
+listing and settling, the lookups and the fused backward are all exercised here.
+bench/gpu_check.py runs them on a GPU, over every float32 input.
+"""
+
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import mpmath
+import numpy as np
+import pytest
+import torch
+
+# Triton reads this when a kernel is defined: before gelu_lab.gpu.kernels is imported
+os.environ["TRITON_INTERPRET"] = "1"
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+
+from gelu_lab import gpu, kernels as cpu_kernels, torch as gtorch  # noqa: E402
+from gelu_lab.gpu import kernels as K  # noqa: E402
+from mp_truth import correct  # noqa: E402
+from test_torch_op import all16, float32_cases, same  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+FORMS = ["none", "tanh", "sigmoid"]
+
+
+@pytest.fixture
+def triton_on_cpu(monkeypatch):
+    monkeypatch.setattr(gtorch, "TRITON_ON_CPU", True)
+
+
+def test_the_kernels_are_interpreted_here():
+    assert isinstance(K.main32, triton.runtime.interpreter.InterpretedFunction)
+    assert gpu.interpreted() and gpu.available() is None
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+def test_every_16_bit_pattern_is_the_cores(dtype, triton_on_cpu):
+    x = all16(dtype)
+    for a in FORMS:
+        for order in range(3):
+            assert same(gtorch._OPS[order](x, a), gtorch._on_cpu(x, order, a)), (a, order)
+
+
+def float32_sample():
+    """float32_cases (every binade, runs at the hard places) thinned, the negative tail, and the
+    inputs the CPU kernel leaves undecided (after its TIGHT tier) in 2^22 random ones."""
+    rng = np.random.default_rng(44)
+    cases = float32_cases().numpy()[::3]
+    tail = rng.uniform(-15.5, -5.0, 20000).astype(np.float32)
+    wide = (rng.standard_normal(1 << 22) * 4).astype(np.float32)
+    hard = [wide[cpu_kernels.raw_f32(name, wide)[1]] for name in ("gelu", "gelu_grad")]
+    return torch.from_numpy(np.concatenate([cases, tail, *hard]))
+
+
+def test_float32_sample_is_the_cores_for_every_form_and_order(triton_on_cpu):
+    x = float32_sample()
+    for a in FORMS:
+        for order in range(3):
+            assert same(gtorch._OPS[order](x, a), gtorch._on_cpu(x, order, a)), (a, order)
+
+
+def test_float32_is_correctly_rounded_by_mpmath():
+    """Against mpmath alone (tests/mp_truth.py), at points spread over the range and at the CPU kernel's hard inputs."""
+    rng = np.random.default_rng(45)
+    wide = (rng.standard_normal(1 << 20) * 4).astype(np.float32)
+    x = np.concatenate([rng.uniform(-15, 15, 300).astype(np.float32), wide[cpu_kernels.raw_f32("gelu", wide)[1]][:60],
+                        np.float32([-0.7517915, 1.4142135, -14.3, 2.0**-149, -(2.0**-149), 1e-30, -5.3475156])])
+    for name, order in (("gelu", 0), ("gelu_grad", 1), ("gelu_grad2", 2)):
+        got = gpu.apply(torch.from_numpy(x), "none", order).numpy()
+        want = np.array([correct(name, v, np.float32) for v in x], dtype=np.float32)
+        assert np.array_equal(got.view(np.int32), want.view(np.int32)), name
+
+
+@triton.jit
+def _dd_probe(x_ptr, h_ptr, l_ptr, qtab, inv, ddc, FORM: tl.constexpr, ORDER: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    if FORM == 0:
+        h, lo = K._exact_dd(x, ORDER, qtab, inv)
+    else:
+        h, lo = K._form_dd(x, FORM, ORDER, ddc, inv)
+    tl.store(h_ptr + offs, h)
+    tl.store(l_ptr + offs, lo)
+
+
+def _mp_form(form, order, t):
+    if form == 0:
+        return [t * mpmath.ncdf(t), mpmath.ncdf(t) + t * mpmath.npdf(t), (2 - t * t) * mpmath.npdf(t)][order]
+    k, c = mpmath.sqrt(2 / mpmath.pi), mpmath.mpf("0.044715")
+    z, dz, ddz = (2 * k * (t + c * t**3), 2 * k * (1 + 3 * c * t * t), 12 * k * c * t) if form == 1 else (mpmath.mpf("1.702") * t, mpmath.mpf("1.702"), 0)
+    s, sn = 1 / (1 + mpmath.exp(-z)), 1 / (1 + mpmath.exp(z))
+    return [t * s, s + t * dz * s * sn, s * sn * (2 * dz + t * ddz + t * dz * dz * (1 - 2 * s))][order]
+
+
+@pytest.mark.parametrize("form", [0, 1, 2])
+def test_double_double_tier_is_within_1e_28(form):
+    """The last tier (gelu_lab.gpu.dd) against mpmath at 60 digits: relative to the sum of its terms' sizes."""
+    n = 128
+    rng = np.random.default_rng(46 + form)
+    top = 15.0 if form == 0 else 30.0
+    x = np.concatenate([rng.uniform(-top, top, n - 12), [1e-30, -1e-30, 2.0**-149, -(2.0**-149), -0.7517915, 1.4142135,
+                                                         -1.4142135, 14.9, -14.9, 0.03, -5.0, 1e-8]])
+    x = x.astype(np.float32).astype(np.float64)
+    _, _, qtab, inv, ddc = gpu._device_tables("cpu")
+    for order in range(3):
+        h, lo = torch.empty(n, dtype=torch.float64), torch.empty(n, dtype=torch.float64)
+        _dd_probe[(1,)](torch.from_numpy(x), h, lo, qtab, inv, ddc, FORM=form, ORDER=order, N=n)
+        with mpmath.workdps(60):
+            for xi, hi, low in zip(x, h.numpy(), lo.numpy()):
+                t = _mp_form(form, order, mpmath.mpf(float(xi)))
+                if abs(t) < mpmath.mpf(10) ** -80:  # far below float32: the kernel gives such a value its sign itself
+                    continue
+                scale = abs(t) if not (form == 0 and order == 1) else mpmath.mpf(1)  # GELU' cancels at its root
+                err = abs(mpmath.mpf(float(hi)) + mpmath.mpf(float(low)) - t) / scale
+                assert err < 1e-28, (form, order, xi, float(err))
+
+
+def test_structured_data_past_the_list_is_settled_by_the_scan():
+    """A run of the negative tail lists every input, past the list's n/16 + 1024: the settling kernel goes over all of x."""
+    x = torch.linspace(-14.0, -5.5, 40000, dtype=torch.float32)
+    for order in (0, 1):
+        assert same(gpu.apply(x, "none", order), gtorch._on_cpu(x, order, "none")), order
+
+
+def test_shapes_strides_and_specials(triton_on_cpu):
+    base = torch.tensor([[0.0, -0.0, float("inf"), float("-inf")], [float("nan"), 1e-40, -1e-40, 3.0]])
+    for x in (base, base.t(), base[:, ::2], torch.tensor(-1.5), torch.empty(0, 3)):
+        for a in FORMS:
+            for order in range(3):
+                got = gtorch._OPS[order](x, a)
+                assert got.shape == x.shape and same(got, gtorch._on_cpu(x.contiguous(), order, a)), (a, order)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16], ids=str)
+def test_backward_is_one_pass_and_the_two_ops_bit_for_bit(dtype, triton_on_cpu, monkeypatch):
+    """autograd through the Triton path: grad * derivative, each rounded as torch rounds the two
+    separate ops; double backward too; the fused kernel is what runs."""
+    rng = np.random.default_rng(47)
+    x = torch.from_numpy((rng.standard_normal(5000) * 4).astype(np.float32)).to(dtype)
+    up = torch.from_numpy(rng.standard_normal(5000).astype(np.float32)).to(dtype)
+    calls = []
+    real = gpu.apply
+    monkeypatch.setattr(gpu, "apply", lambda *a, **k: calls.append(k.get("grad") is not None) or real(*a, **k))
+    for a in FORMS:
+        xr = x.clone().requires_grad_(True)
+        (g,) = torch.autograd.grad(gtorch.gelu(xr, a), xr, up, create_graph=True)
+        (g2,) = torch.autograd.grad(g, xr, up)
+        assert same(g, up * gtorch._on_cpu(x, 1, a)), a
+        assert same(g2, (up * up) * gtorch._on_cpu(x, 2, a)), a
+    assert calls.count(True) == 2 * len(FORMS)
+
+
+def test_out_is_written_by_the_kernel(triton_on_cpu, monkeypatch):
+    x = torch.from_numpy((np.random.default_rng(48).standard_normal(3000) * 3).astype(np.float32))
+    out = torch.full_like(x, float("nan"))
+    seen = []
+    real = gpu.apply
+    monkeypatch.setattr(gpu, "apply", lambda *a, **k: seen.append(k.get("out") is out) or real(*a, **k))
+    version = out._version
+    assert gtorch.gelu(x, out=out) is out and seen == [True] and out._version > version
+    assert same(out, gtorch._on_cpu(x, 0, "none"))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+def test_opcheck_on_the_triton_path(dtype, triton_on_cpu):
+    x = (torch.randn(5, 3, generator=torch.Generator().manual_seed(1)) * 3).to(dtype)
+    for op in gtorch._OPS:
+        for a in FORMS:
+            torch.library.opcheck(op, (x.requires_grad_(True), a))
+    torch.library.opcheck(gtorch._BACKWARD, (torch.ones_like(x), x.detach().requires_grad_(True), "tanh", 0))
+
+
+def test_native_tables_json_is_the_headers():
+    """The GPU's tables (native_tables.json) hold the committed C header's numbers, read here by a parser of its own."""
+    header = (ROOT / "src/gelu_lab/native_tables.h").read_text()
+    data = json.loads((ROOT / "src/gelu_lab/data/native_tables.json").read_text())
+    numbers = lambda text: [float(v) for v in re.findall(r"-?\d[\d.e+-]*", text)]  # noqa: E731
+    for name in ("gelu", "grad"):
+        up = name.upper()
+        block = re.search(rf"NT_{up}_C\[9\]\[16\] = \{{(.*?)\}};", header, re.S).group(1)
+        assert numbers(block) == [v for row in data[name]["c"] for v in row]
+        assert numbers(re.search(rf"NT_{up}_EPS\[16\] = \{{(.*?)\}}", header).group(1)) == data[name]["eps"]
+        for key in ("W", "INVW", "SAT", "ZERO"):
+            assert float(re.search(rf"#define NT_{up}_{key} (\S+)", header).group(1)) == data[name][key.lower()]
+    assert numbers(re.search(r"NT_TIGHT_H0\[\d+\] = \{(.*?)\}", header).group(1)) == data["tight"]["h"][0]
+
+
+def test_importing_gelu_lab_needs_no_triton():
+    code = "import sys, gelu_lab, gelu_lab.torch; gelu_lab.gelu([1.0]); assert 'triton' not in sys.modules, 'triton imported'"
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
