@@ -44,7 +44,7 @@ import mpmath
 from .. import numerics as nm
 
 FORMS = {"none": 0, "tanh": 1, "sigmoid": 2}
-BLOCK = 1024  # inputs per program of main32
+BLOCK, WARPS = 1024, 4  # inputs per program of main32, and its warps
 BLOCK16 = 2048  # per program of lookup16
 CHUNK = 128  # listed inputs per step of settle32
 _MAX_N = 1 << 30  # a call's offsets are int32: longer tensors go in slices
@@ -108,13 +108,14 @@ def _programs(device) -> int:
     return 2
 
 
-def apply(x, form: str, order: int, table16=None, grad=None, out=None):
+def apply(x, form: str, order: int, table16=None, grad=None, out=None, count=None):
     """The form's order-th derivative of x (times grad, if given), correctly rounded to x's format.
 
     x: float16, bfloat16 or float32, any shape and strides; table16: for the 16-bit
     formats, the 65 536 values by bit pattern (an int16 tensor on x's device);
     grad: x's shape and dtype; out: a contiguous tensor of x's shape and dtype to
-    write into (returned), else a new one.
+    write into (returned), else a new one; count: a zeroed int32 tensor of one element
+    on x's device that receives how many inputs the float32 pass listed (for bench/).
     """
     import torch
 
@@ -127,7 +128,7 @@ def apply(x, form: str, order: int, table16=None, grad=None, out=None):
     for lo in range(0, xc.numel(), _MAX_N):
         hi = min(lo + _MAX_N, xc.numel())
         if x.dtype == torch.float32:
-            _float32(kernels, xc[lo:hi], g[lo:hi], flat[lo:hi], FORMS[form], order, grad is not None)
+            _float32(kernels, xc[lo:hi], g[lo:hi], flat[lo:hi], FORMS[form], order, grad is not None, count)
         else:
             n = hi - lo
             kernels.lookup16[(triton_cdiv(n, BLOCK16),)](
@@ -140,7 +141,7 @@ def triton_cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def _float32(kernels, x, g, out, form: int, order: int, has_grad: bool) -> None:
+def _float32(kernels, x, g, out, form: int, order: int, has_grad: bool, total=None) -> None:
     import torch
 
     n = x.numel()
@@ -151,6 +152,9 @@ def _float32(kernels, x, g, out, form: int, order: int, has_grad: bool) -> None:
     listed = torch.empty(cap, dtype=torch.int32, device=x.device)
     consts = dict(K2=2.0 * nm.SQRT_2_OVER_PI, C=nm.TANH_CUBIC, BETA=nm.SIGMOID_BETA, INV_SQRT_2PI=nm.INV_SQRT_2PI)
     kernels.main32[(triton_cdiv(n, BLOCK),)](x, g, out, listed, count, n, cap, tab,
-                                             FORM=form, ORDER=order, HAS_GRAD=has_grad, BLOCK=BLOCK, **consts)
-    kernels.settle32[(_programs(x.device),)](x, g, out, listed, count, n, cap, tab, tt, qtab, inv, ddc, FORM=form, ORDER=order, HAS_GRAD=has_grad, CHUNK=CHUNK,
-                                  **consts)
+                                             FORM=form, ORDER=order, HAS_GRAD=has_grad, BLOCK=BLOCK, num_warps=WARPS,
+                                             **consts)
+    kernels.settle32[(_programs(x.device),)](x, g, out, listed, count, n, cap, tab, tt, qtab, inv, ddc,
+                                             FORM=form, ORDER=order, HAS_GRAD=has_grad, CHUNK=CHUNK, **consts)
+    if total is not None:
+        total += count
