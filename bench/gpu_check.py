@@ -178,6 +178,17 @@ def _cases(d: Device, n: int) -> dict:
     return cases
 
 
+def _listed_run(case: str, n: int, d: Device, count) -> None:
+    """The case's inputs again through gpu.apply with a counter (the cases' tensors are not kept)."""
+    gen = torch.Generator(device=d.dev).manual_seed(3)
+    x = torch.randn(n, device=d.dev, generator=gen)
+    if case.endswith("N(0,9)"):
+        x = torch.randn(n, device=d.dev, generator=torch.Generator(device=d.dev).manual_seed(6)) * 3
+    form = "tanh" if ":tanh:" in case else "none"
+    grad = x if ":bwd" in case else None
+    gpu.apply(x, form, 1 if grad is not None else 0, grad=grad, count=count)
+
+
 def timed(d: Device, cases: dict, repeats: int, calls: int = 1) -> dict:
     """Median seconds per call of each case, the cases taken in turn within each repeat (interleaved)."""
     for f, _ in cases.values():  # warm up: compilation, allocator, tables
@@ -204,11 +215,16 @@ def throughput(d: Device, n: int, repeats: int, calls: int = 1) -> list:
     rows = []
     for k, (_, nbytes) in cases.items():
         rows.append({"case": k, "n": n, "median_us": med[k] * 1e6, "GB/s": nbytes / med[k] / 1e9})
+        if k.startswith("ours:fp32") and n >= gpu.FUSE_BELOW:  # how many inputs the pass listed for settle32
+            count = torch.zeros(1, dtype=torch.int32, device=d.dev)
+            _listed_run(k, n, d, count)
+            rows[-1]["listed"] = int(count)
     for r in rows:
         if r["case"].startswith("ours:"):
             theirs = med["torch:" + r["case"][5:]]
             r["torch_over_ours"] = theirs / med[r["case"]]  # above 1: ours is faster
-    print(f"throughput n={n}: " + ", ".join(f"{r['case'][5:]} {r['torch_over_ours']:.3f}x" for r in rows if "torch_over_ours" in r), flush=True)
+    print(f"throughput n={n}: " + ", ".join(f"{r['case'][5:]} {r['torch_over_ours']:.3f}x" + (f" ({r['listed']} listed)" if "listed" in r else "")
+                                           for r in rows if "torch_over_ours" in r), flush=True)
     return rows
 
 
@@ -256,11 +272,17 @@ def ffn(d: Device, tokens: int, dim: int, hidden: int, repeats: int) -> dict:
 
         steps[name] = (step, 0)
     med = timed(d, steps, repeats)
+    grads = {}
+    for name, (step, _) in steps.items():  # the weights' gradients of one step: ours against torch's
+        step()
+        grads[name] = (w1.grad.float().clone(), w2.grad.float().clone())
+    rel = [float((a - b).norm() / b.norm()) for a, b in zip(grads["ours"], grads["torch"])]
     flops = 6 * 2 * tokens * dim * hidden
     out = {"tokens": tokens, "dim": dim, "hidden": hidden, "torch_ms": med["torch"] * 1e3, "ours_ms": med["ours"] * 1e3,
-           "ours_over_torch": med["ours"] / med["torch"], "torch_tflops": flops / med["torch"] / 1e12}
+           "ours_over_torch": med["ours"] / med["torch"], "torch_tflops": flops / med["torch"] / 1e12,
+           "grad_rel_diff_w1_w2": rel}
     print(f"ffn {tokens}x{dim}x{hidden} bf16 compiled: torch {out['torch_ms']:.3f} ms, ours {out['ours_ms']:.3f} ms "
-          f"({out['ours_over_torch']:.4f}x)", flush=True)
+          f"({out['ours_over_torch']:.4f}x); gradients' relative difference {rel[0]:.1e}, {rel[1]:.1e}", flush=True)
     return out
 
 

@@ -50,19 +50,21 @@ def test_every_16_bit_pattern_is_the_cores(dtype, triton_on_cpu):
             assert same(gtorch._OPS[order](x, a), gtorch._on_cpu(x, order, a)), (a, order)
 
 
-def float32_sample():
+def float32_sample(thin: int):
     """float32_cases (every binade, runs at the hard places) thinned, the negative tail, and the
     inputs the CPU kernel leaves undecided (after its TIGHT tier) in 2^22 random ones."""
     rng = np.random.default_rng(44)
-    cases = float32_cases().numpy()[::3]
-    tail = rng.uniform(-15.5, -5.0, 20000).astype(np.float32)
+    cases = float32_cases().numpy()[::thin]
+    tail = rng.uniform(-15.5, -5.0, 48000 // thin).astype(np.float32)
     wide = (rng.standard_normal(1 << 22) * 4).astype(np.float32)
     hard = [wide[cpu_kernels.raw_f32(name, wide)[1]] for name in ("gelu", "gelu_grad")]
     return torch.from_numpy(np.concatenate([cases, tail, *hard]))
 
 
-def test_float32_sample_is_the_cores_for_every_form_and_order(triton_on_cpu):
-    x = float32_sample()
+@pytest.mark.parametrize("fused", [True, False], ids=["one-launch", "list-then-settle"])
+def test_float32_sample_is_the_cores_for_every_form_and_order(fused, triton_on_cpu, monkeypatch):
+    x = float32_sample(12)
+    monkeypatch.setattr(gpu, "FUSE_BELOW", x.numel() + 1 if fused else 0)
     for a in FORMS:
         for order in range(3):
             assert same(gtorch._OPS[order](x, a), gtorch._on_cpu(x, order, a)), (a, order)
@@ -124,11 +126,14 @@ def test_double_double_tier_is_within_1e_28(form):
                 assert err < 1e-28, (form, order, xi, float(err))
 
 
-def test_structured_data_past_the_list_is_settled_by_the_scan():
-    """A run of the negative tail lists every input, past the list's n/16 + 1024: the settling kernel goes over all of x."""
-    x = torch.linspace(-14.0, -5.5, 40000, dtype=torch.float32)
+def test_structured_data_past_the_list_is_settled_by_the_scan(monkeypatch):
+    """A run of the negative tail lists every input, past the list's n/8 + 1024: the settling kernel goes over all of x."""
+    monkeypatch.setattr(gpu, "FUSE_BELOW", 0)
+    x = torch.linspace(-14.0, -6.0, 12000, dtype=torch.float32)  # below -SAT of both functions
     for order in (0, 1):
-        assert same(gpu.apply(x, "none", order), gtorch._on_cpu(x, order, "none")), order
+        count = torch.zeros(1, dtype=torch.int32)
+        assert same(gpu.apply(x, "none", order, count=count), gtorch._on_cpu(x, order, "none")), order
+        assert int(count) == x.numel()  # all listed: the list held n/8 + 1024 of them
 
 
 def test_shapes_strides_and_specials(triton_on_cpu):

@@ -275,7 +275,7 @@ def main():
         out.append(c_array(f"NT_{up}_EPS", eps))
         ebits = [ebits_of(e) for e in eps]
         out.append(f"static const int32_t NT_{up}_EBITS[{N_SUB}] = {{{', '.join(str(b) for b in ebits)}}};\n")
-        data[name] = {"w": w, "invw": 1 / w, "sat": sat, "zero": zero, "c": coefs.tolist(), "eps": eps.tolist()}
+        data[name] = {"w": w, "invw": 1 / w, "sat": sat, "zero": zero, "c": coefs.tolist(), "eps": eps.tolist(), "ebits": ebits}
         out += fine_tables(name, sat)
     out.append(f"#define NT_X0_HI {X0_HI!r}\n#define NT_X0_LO {X0_LO!r}\n")
     # the general path: kernels.FAST and kernels.TIGHT, two Horner chains each
@@ -315,7 +315,8 @@ def json_from_header() -> dict:
     for name in ("gelu", "grad"):
         up = name.upper()
         data[name] = {"w": define(f"{up}_W"), "invw": define(f"{up}_INVW"), "sat": define(f"{up}_SAT"),
-                      "zero": define(f"{up}_ZERO"), "c": array(f"{up}_C"), "eps": array(f"{up}_EPS")}
+                      "zero": define(f"{up}_ZERO"), "c": array(f"{up}_C"), "eps": array(f"{up}_EPS"),
+                      "ebits": [int(v) for v in array(f"{up}_EBITS")]}
     for tier in ("FAST", "TIGHT"):
         data[tier.lower()] = {"map_c": define(f"{tier}_MAPC"), "rel": define(f"{tier}_REL"),
                               "h": [array(f"{tier}_H0"), array(f"{tier}_H1")], "exp": [array(f"{tier}_E0"), array(f"{tier}_E1")]}

@@ -7,7 +7,7 @@ What a call computes, for a float32, float16 or bfloat16 tensor x (form: "none",
 "tanh" or "sigmoid"; order 0, 1 or 2), correctly rounded to x's format:
 
 - float32: :func:`kernels.main32` in one pass over x, then :func:`kernels.settle32`
-  over the inputs it listed. For the exact form's value and first derivative the
+  over the inputs it listed (below FUSE_BELOW inputs, main32 settles them itself). For the exact form's value and first derivative the
   pass is the native CPU kernel's (gelu_lab/native.c's main_one: a degree-8
   polynomial on one of 16 sub-ranges, a Ziv test with that sub-range's bound,
   tables from native_tables.json); settling runs that kernel's TIGHT tier (the
@@ -20,11 +20,11 @@ What a call computes, for a float32, float16 or bfloat16 tensor x (form: "none",
   gelu_lab.core, so the values are the core's, bit for bit).
 
 With ``grad`` the result is ``grad * value``, each rounded as the two ops would
-round them (autograd's backward in one pass). Listing costs one atomic add per
-listed input into a list of n/16 + 1024 entries; where a call lists more
-(structured data: wide runs of the negative tail), the settling kernel goes over
-every input again, correct and slower. Nothing goes back to the CPU, and no
-call waits on the GPU.
+round them (autograd's backward in one pass). A block of main32 that lists inputs
+reserves their places in a list of n/8 + 1024 entries with one atomic add; where
+a call lists more (structured data: wide runs of the negative tail), the settling
+kernel goes over every input again, correct and slower. Nothing goes back to the
+CPU, and no call waits on the GPU.
 
 Without a GPU the kernels run under Triton's interpreter (``TRITON_INTERPRET=1``
 before Triton is imported) on CPU tensors: that is how the tests check them.
@@ -47,6 +47,7 @@ FORMS = {"none": 0, "tanh": 1, "sigmoid": 2}
 BLOCK, WARPS = 1024, 4  # inputs per program of main32, and its warps
 BLOCK16 = 2048  # per program of lookup16
 CHUNK = 128  # listed inputs per step of settle32
+FUSE_BELOW = 1 << 18  # below, main32 settles its own listed inputs: one launch, no list
 _MAX_N = 1 << 30  # a call's offsets are int32: longer tensors go in slices
 
 
@@ -71,12 +72,13 @@ def _split(v) -> tuple[float, float]:
 
 @functools.cache
 def _host_tables():
-    """The kernels' float64 tables as flat lists (see gelu_lab.gpu.kernels' docstring for the layouts)."""
+    """The kernels' tables as flat lists (see gelu_lab.gpu.kernels' docstring for the layouts)."""
     data = json.loads(importlib.resources.files("gelu_lab").joinpath("data/native_tables.json").read_text())
-    main = {}
+    main, ebits = {}, {}
     for order, name in enumerate(("gelu", "grad")):
         t = data[name]
         main[order] = [v for row in t["c"] for v in row] + t["eps"] + [t["w"], t["invw"], t["sat"], t["zero"], *data["x0"]]
+        ebits[order] = t["ebits"]
     tight, root = data["tight"], data["root"]
     tt = [*tight["h"][0], *tight["h"][1], *tight["exp"][0], *tight["exp"][1], tight["map_c"], tight["rel"],
           *root["c"][0], *root["c"][1], root["radius"], data["a_cut"], data["tiny"], data["inv_sqrt_2pi"], *data["x0"]]
@@ -86,25 +88,27 @@ def _host_tables():
         k = mpmath.sqrt(2 / mpmath.pi)
         c = mpmath.mpf("0.044715")
         ddc = [v for f in (2 * k, c, 3 * c, 12 * k * c, mpmath.mpf("1.702"), mpmath.log(2)) for v in _split(f)]
-    assert abs(data["inv_sqrt_2pi"] - nm.INV_SQRT_2PI) == 0
-    return main, tt, qtab, inv, ddc
+    assert data["inv_sqrt_2pi"] == nm.INV_SQRT_2PI
+    return main, ebits, tt, qtab, inv, ddc
 
 
 @functools.cache
 def _device_tables(device: str):
     import torch
 
-    main, tt, qtab, inv, ddc = _host_tables()
+    main, ebits, tt, qtab, inv, ddc = _host_tables()
     f64 = functools.partial(torch.tensor, dtype=torch.float64, device=device)
-    return {0: f64(main[0]), 1: f64(main[1])}, f64(tt), f64(qtab), f64(inv), f64(ddc)
+    i32 = functools.partial(torch.tensor, dtype=torch.int32, device=device)
+    return {o: (f64(main[o]), i32(ebits[o])) for o in (0, 1)}, f64(tt), f64(qtab), f64(inv), f64(ddc)
 
 
+@functools.cache
 def _programs(device) -> int:
-    """settle32's programs: four per multiprocessor on a GPU (they loop over the list)."""
+    """settle32's programs: eight per multiprocessor on a GPU (they loop over the list)."""
     import torch
 
     if device.type == "cuda":
-        return 4 * torch.cuda.get_device_properties(device).multi_processor_count
+        return 8 * torch.cuda.get_device_properties(device).multi_processor_count
     return 2
 
 
@@ -146,15 +150,17 @@ def _float32(kernels, x, g, out, form: int, order: int, has_grad: bool, total=No
 
     n = x.numel()
     main, tt, qtab, inv, ddc = _device_tables(str(x.device))
-    tab = main[order] if form == 0 and order < 2 else tt  # the formula pass reads no table
-    count = torch.zeros(1, dtype=torch.int32, device=x.device)
-    cap = n // 16 + 1024
-    listed = torch.empty(cap, dtype=torch.int32, device=x.device)
-    consts = dict(K2=2.0 * nm.SQRT_2_OVER_PI, C=nm.TANH_CUBIC, BETA=nm.SIGMOID_BETA, INV_SQRT_2PI=nm.INV_SQRT_2PI)
-    kernels.main32[(triton_cdiv(n, BLOCK),)](x, g, out, listed, count, n, cap, tab,
-                                             FORM=form, ORDER=order, HAS_GRAD=has_grad, BLOCK=BLOCK, num_warps=WARPS,
-                                             **consts)
-    kernels.settle32[(_programs(x.device),)](x, g, out, listed, count, n, cap, tab, tt, qtab, inv, ddc,
-                                             FORM=form, ORDER=order, HAS_GRAD=has_grad, CHUNK=CHUNK, **consts)
+    tab, ebits = main[order] if form == 0 and order < 2 else main[0]  # the formula pass reads no table
+    fused = n < FUSE_BELOW and total is None
+    count = x if fused else torch.zeros(1, dtype=torch.int32, device=x.device)
+    cap = n // 8 + 1024
+    listed = x if fused else torch.empty(cap, dtype=torch.int32, device=x.device)
+    consts = dict(K2=2.0 * nm.SQRT_2_OVER_PI, C=nm.TANH_CUBIC, BETA=nm.SIGMOID_BETA, INV_SQRT_2PI=nm.INV_SQRT_2PI,
+                  FORM=form, ORDER=order, HAS_GRAD=has_grad)
+    kernels.main32[(triton_cdiv(n, BLOCK),)](x, g, out, listed, count, n, cap, tab, ebits, tt, qtab, inv, ddc,
+                                             BLOCK=BLOCK, EVEN=n % BLOCK == 0, FUSED=fused, num_warps=WARPS, **consts)
+    if not fused:
+        kernels.settle32[(_programs(x.device),)](x, g, out, listed, count, n, cap, tab, ebits, tt, qtab, inv, ddc,
+                                                 CHUNK=CHUNK, **consts)
     if total is not None:
         total += count

@@ -1,6 +1,7 @@
 """The Triton kernels of gelu_lab.gpu: one pass over the tensor, then the few inputs it lists.
 
-    main32    float32: each input's value in one pass; an input it cannot decide is listed
+    main32    float32: each input's value in one pass; an input it cannot decide is listed (or, for
+              a small tensor, settled in the same launch)
     settle32  float32: the listed inputs, by a tighter tier, then in double-double
     lookup16  float16/bfloat16: out = table[bits of x]
 
@@ -27,56 +28,70 @@ from . import dd
 NTERMS = tl.constexpr(32)  # terms of q_phi's series: the remainder is below 1e-33 of the sum
 
 # Triton makes a Python float that is not an operand of + - * / a float32 constant, a -0.0 literal
-# +0, and -x is 0 - x (so -(+0) is +0): a float64 constant here is always an operand of arithmetic,
-# and a float32 -0 comes from its bits (_neg0).
+# +0, and -x is 0 - x (so -(+0) is +0); and a select between 1.0 and -0.0 came out as +0 on an H200:
+# a float64 constant here is always an operand of arithmetic, and a choice of a signed zero or a
+# limit is made on the float32 bits (-2147483648 is -0.0, 0x3F800000 is 1.0).
 
 
 @triton.jit
-def _neg0(like):
-    """float32 -0.0 in like's shape."""
-    return tl.full(like.shape, -2147483648, tl.int32).to(tl.float32, bitcast=True)
+def _horner8(tab, i, t):
+    """sum c_j[i] t^j, j = 0..8 (coefficient j of sub-range i at tab[16 j + i]). Horner, not native.c's
+    Estrin: each thread runs several inputs, whose chains overlap, and Horner has two multiplications fewer."""
+    p = tl.load(tab + 128 + i)
+    for jj in tl.static_range(8):
+        p = p * t + tl.load(tab + 112 - 16 * jj + i)
+    return p
 
 
 @triton.jit
-def _estrin8(tab, i, t):
-    """sum c_j[i] t^j, j = 0..8, the native kernel's Estrin scheme (coefficient j of sub-range i at tab[16 j + i])."""
-    t2 = t * t
-    t4 = t2 * t2
-    q0 = tl.fma(tl.load(tab + 16 + i), t, tl.load(tab + i))
-    q1 = tl.fma(tl.load(tab + 48 + i), t, tl.load(tab + 32 + i))
-    q2 = tl.fma(tl.load(tab + 80 + i), t, tl.load(tab + 64 + i))
-    q3 = tl.fma(tl.load(tab + 128 + i), t2, tl.fma(tl.load(tab + 112 + i), t, tl.load(tab + 96 + i)))
-    return tl.fma(tl.fma(q3, t2, q2), t4, tl.fma(q1, t2, q0))
+def _main_exact(xf, tab, ebits, ORDER: tl.constexpr):
+    """native.c's main_avx512_body on float32 xf: (float32 value, listed).
 
-
-@triton.jit
-def _main_exact(xf, tab, ORDER: tl.constexpr):
-    """native.c's main_one on float32 xf: (float32 value, listed)."""
+    |x| < SAT: P(t) on sub-range i = round(|x| / W), GELU = xpos - |x| P, GELU' = d P (x <= 0) or
+    1 - d P, d = -|x| - x0; rounded once, and listed unless the 29 bits the rounding drops lie more
+    than EBITS[i] units of g's last place from the midpoint (Ziv's test on the bits). x >= SAT: the
+    limit (x or 1); x < ZERO: -0; the rest (the tail, nan, for GELU |x| < 2^-100) listed.
+    """
     sat = tl.load(tab + 162).to(tl.float32)
-    zero = tl.load(tab + 163).to(tl.float32)
-    x = xf.to(tl.float64)
-    na = -tl.abs(x)
-    s = tl.fma(na, -tl.load(tab + 161), 6755399441055744.0)  # MAGIC + round(|x| / W)
-    t = tl.fma(s - 6755399441055744.0, tl.load(tab + 160), na)
+    xb = xf.to(tl.int32, bitcast=True)
+    ab = xb & 0x7FFFFFFF
+    main = ab < sat.to(tl.int32, bitcast=True)  # |x| < SAT; nan is not
+    if ORDER == 0:
+        main = main & (ab >= 0x0D800000)  # |x| >= 2^-100: GELU is a float32 normal
+    a = tl.abs(xf).to(tl.float64)
+    s = a * tl.load(tab + 161) + 6755399441055744.0  # 1.5 2^52 + round(|x| / W) in the low bits
+    t = (s - 6755399441055744.0) * tl.load(tab + 160) - a  # -|x| + k W, exact
     i = (s.to(tl.int64, bitcast=True) & 15).to(tl.int32)
-    p = _estrin8(tab, i, t)
+    p = _horner8(tab, i, t)
     if ORDER == 0:
-        g = tl.fma(na, p, tl.maximum(x, 0.0))  # GELU(x) = xpos + GELU(-|x|)
-        limit = xf
+        g = tl.where(xf > 0, a, 0.0) - a * p  # GELU(x) = xpos + GELU(-|x|)
     else:
-        g = ((na - tl.load(tab + 164)) - tl.load(tab + 165)) * p  # GELU'(-|x|)
-        g = tl.where(x > 0, 1.0 - g, g)
-        limit = tl.full(xf.shape, 1.0, tl.float32)
-    eps = tl.load(tab + 144 + i)
-    lo32 = tl.fma(-tl.abs(g), eps, g).to(tl.float32)
-    hi32 = tl.fma(tl.abs(g), eps, g).to(tl.float32)
-    listed = (lo32 != hi32) | ~(tl.abs(xf) < sat)  # an undecided rounding; the tail and nan
-    if ORDER == 0:
-        listed = listed | (tl.abs(xf) < 7.888609052210118e-31)  # |x| < 2^-100
+        q = ((a + tl.load(tab + 164)) + tl.load(tab + 165)) * p  # -GELU'(-|x|)
+        g = tl.where(xf > 0, 1.0 + q, q)  # rounded as -q is, with the sign put back on the bits below
+    low = (g.to(tl.int64, bitcast=True) & 0x1FFFFFFF).to(tl.int32)
+    decided = tl.abs(low - 0x10000000) > tl.load(ebits + i)
+    vb = g.to(tl.float32).to(tl.int32, bitcast=True)
+    if ORDER == 1:
+        vb = vb ^ tl.where(xf > 0, 0, -2147483648)  # x <= 0: -g
     high = xf >= sat
-    low = xf < zero
-    v = tl.where(high, limit, tl.where(low, _neg0(xf), hi32))
-    return v, listed & ~high & ~low
+    zero = xf < tl.load(tab + 163).to(tl.float32)
+    if ORDER == 0:
+        vb = tl.where(high, xb, vb)
+    else:
+        vb = tl.where(high, 0x3F800000, vb)  # 1.0
+    vb = tl.where(zero, -2147483648, vb)  # -0.0
+    return vb.to(tl.float32, bitcast=True), ~(main & decided) & ~high & ~zero
+
+
+@triton.jit
+def _list(listed, offs, list_ptr, count_ptr, cap):
+    """Append the block's listed offsets to the list: one atomic add per block that has any."""
+    flags = listed.to(tl.int32)
+    n_listed = tl.sum(flags, axis=0)
+    if n_listed > 0:
+        base = tl.atomic_add(count_ptr, n_listed, sem="relaxed")
+        pos = base + tl.cumsum(flags, axis=0) - 1
+        tl.store(list_ptr + pos, offs, mask=listed & (pos < cap))
 
 
 @triton.jit
@@ -128,15 +143,15 @@ def _formula(xf, FORM: tl.constexpr, ORDER: tl.constexpr, K2, C, BETA, INV_SQRT_
         big = tl.abs(xf) >= 15.0
     else:
         big = tl.abs(xf) > 1000.0
-    neg0 = _neg0(xf)
+    xb = xf.to(tl.int32, bitcast=True)
     if ORDER == 0:
-        lim = tl.where(xf > 0, xf, neg0)
+        lim = tl.where(xf > 0, xb, -2147483648)  # x, or -0 (the zeros by their bits: see _neg0)
     elif ORDER == 1:
-        lim = tl.where(xf > 0, 1.0, neg0)
+        lim = tl.where(xf > 0, 0x3F800000, -2147483648)  # 1, or -0
     else:
-        lim = neg0
-    v = tl.where(big, lim, tl.where(xf != xf, xf, hi32))
-    return v, listed & ~big & (xf == xf)
+        lim = tl.full(xf.shape, -2147483648, tl.int32)
+    vb = tl.where(big, lim, tl.where(xf != xf, xb, hi32.to(tl.int32, bitcast=True)))
+    return vb.to(tl.float32, bitcast=True), listed & ~big & (xf == xf)
 
 
 @triton.jit
@@ -190,8 +205,8 @@ def _tight(xf, tt, ORDER: tl.constexpr):
     undecided = (lo32 != hi32) & (y == y)
     tiny = tl.abs(x) < tl.load(tt + 44)
     v = tl.where(undecided & tiny, tl.maximum(lo32, hi32), y.to(tl.float32))
-    if ORDER == 1:
-        v = tl.where(~inside & (x < 0), _neg0(v), v)
+    if ORDER == 1:  # beyond -A_CUT: -0, by its bits
+        v = tl.where(~inside & (x < 0), -2147483648, v.to(tl.int32, bitcast=True)).to(tl.float32, bitcast=True)
     return v, undecided & ~tiny
 
 
@@ -277,40 +292,55 @@ def _settle(xf, live, tt, qtab, inv, ddc, FORM: tl.constexpr, ORDER: tl.constexp
             yh, yl = _exact_dd(x, ORDER, qtab, inv)
         else:
             yh, yl = _form_dd(x, FORM, ORDER, ddc, inv)
-        w = dd.to_f32(yh, yl)
+        wb = dd.to_f32(yh, yl).to(tl.int32, bitcast=True)
         # an exact zero: underflow far below float32 (or x = 0, order 0); its sign is the truth's
-        neg0 = _neg0(w)
         if ORDER < 2:
-            w = tl.where(yh == 0.0, tl.where(x < 0, neg0, 0.0), w)
+            wb = tl.where(yh == 0.0, tl.where(x < 0, -2147483648, 0), wb)
         else:
-            w = tl.where(yh == 0.0, neg0, w)
+            wb = tl.where(yh == 0.0, -2147483648, wb)
         if ORDER == 0:
-            w = tl.where(xf == 0.0, xf, w)
-        v = tl.where(left, w, v)
+            wb = tl.where(xf == 0.0, xf.to(tl.int32, bitcast=True), wb)
+        v = tl.where(left, wb.to(tl.float32, bitcast=True), v)
     return v
 
 
 @triton.jit
-def main32(x_ptr, g_ptr, out_ptr, list_ptr, count_ptr, n, cap, tab,
+def main32(x_ptr, g_ptr, out_ptr, list_ptr, count_ptr, n, cap, tab, ebits, tt, qtab, inv, ddc,
            FORM: tl.constexpr, ORDER: tl.constexpr, HAS_GRAD: tl.constexpr,
-           K2: tl.constexpr, C: tl.constexpr, BETA: tl.constexpr, INV_SQRT_2PI: tl.constexpr, BLOCK: tl.constexpr):
+           K2: tl.constexpr, C: tl.constexpr, BETA: tl.constexpr, INV_SQRT_2PI: tl.constexpr,
+           BLOCK: tl.constexpr, EVEN: tl.constexpr, FUSED: tl.constexpr):
+    """One pass: every value; the inputs it cannot decide appended to the list for settle32, or
+    (FUSED, for small tensors: one launch) settled here. EVEN: n is a multiple of BLOCK."""
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
-    xf = tl.load(x_ptr + offs, mask=mask, other=1.0)
+    if EVEN:
+        xf = tl.load(x_ptr + offs)
+    else:
+        xf = tl.load(x_ptr + offs, mask=mask, other=1.0)
     if FORM == 0 and ORDER < 2:
-        v, listed = _main_exact(xf, tab, ORDER)
+        v, listed = _main_exact(xf, tab, ebits, ORDER)
     else:
         v, listed = _formula(xf, FORM, ORDER, K2, C, BETA, INV_SQRT_2PI)
+    if not EVEN:
+        listed = listed & mask
+    if FUSED:
+        if tl.max(listed.to(tl.int32), 0) > 0:
+            v = tl.where(listed, _settle(xf, listed, tt, qtab, inv, ddc, FORM, ORDER), v)
     if HAS_GRAD:
-        v = tl.load(g_ptr + offs, mask=mask, other=0.0) * v
-    tl.store(out_ptr + offs, v, mask=mask)
-    listed = listed & mask
-    slot = tl.atomic_add(count_ptr + offs * 0, 1, mask=listed)  # one atomic per listed input: they are rare
-    tl.store(list_ptr + slot, offs, mask=listed & (slot < cap))
+        if EVEN:
+            v = tl.load(g_ptr + offs) * v
+        else:
+            v = tl.load(g_ptr + offs, mask=mask, other=0.0) * v
+    if EVEN:
+        tl.store(out_ptr + offs, v)
+    else:
+        tl.store(out_ptr + offs, v, mask=mask)
+    if not FUSED:
+        _list(listed, offs, list_ptr, count_ptr, cap)
 
 
 @triton.jit
-def settle32(x_ptr, g_ptr, out_ptr, list_ptr, count_ptr, n, cap, tab, tt, qtab, inv, ddc,
+def settle32(x_ptr, g_ptr, out_ptr, list_ptr, count_ptr, n, cap, tab, ebits, tt, qtab, inv, ddc,
              FORM: tl.constexpr, ORDER: tl.constexpr, HAS_GRAD: tl.constexpr,
              K2: tl.constexpr, C: tl.constexpr, BETA: tl.constexpr, INV_SQRT_2PI: tl.constexpr, CHUNK: tl.constexpr):
     """The listed inputs, CHUNK at a time over all programs; where main32 listed more than `cap`
@@ -336,7 +366,7 @@ def settle32(x_ptr, g_ptr, out_ptr, list_ptr, count_ptr, n, cap, tab, tt, qtab, 
             inside = i < n
             xf = tl.load(x_ptr + i, mask=inside, other=1.0)
             if FORM == 0 and ORDER < 2:
-                _, listed = _main_exact(xf, tab, ORDER)
+                _, listed = _main_exact(xf, tab, ebits, ORDER)
             else:
                 _, listed = _formula(xf, FORM, ORDER, K2, C, BETA, INV_SQRT_2PI)
             live = listed & inside
