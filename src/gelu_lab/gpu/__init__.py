@@ -157,10 +157,13 @@ def _float32(kernels, x, g, out, form: int, order: int, has_grad: bool, total=No
     listed = x if fused else torch.empty(cap, dtype=torch.int32, device=x.device)
     consts = dict(K2=2.0 * nm.SQRT_2_OVER_PI, C=nm.TANH_CUBIC, BETA=nm.SIGMOID_BETA, INV_SQRT_2PI=nm.INV_SQRT_2PI,
                   FORM=form, ORDER=order, HAS_GRAD=has_grad)
+    # the double-double tier needs the arithmetic as written: no a*b + c contracted into an fma, which
+    # breaks its error-free sums (the float64 tiers' bounds hold either way; the pass alone keeps them)
     kernels.main32[(triton_cdiv(n, BLOCK),)](x, g, out, listed, count, n, cap, tab, ebits, tt, qtab, inv, ddc,
-                                             BLOCK=BLOCK, EVEN=n % BLOCK == 0, FUSED=fused, num_warps=WARPS, **consts)
+                                             BLOCK=BLOCK, EVEN=n % BLOCK == 0, FUSED=fused, num_warps=WARPS,
+                                             enable_fp_fusion=not fused, **consts)
     if not fused:
         kernels.settle32[(_programs(x.device),)](x, g, out, listed, count, n, cap, tab, ebits, tt, qtab, inv, ddc,
-                                                 CHUNK=CHUNK, **consts)
+                                                 CHUNK=CHUNK, enable_fp_fusion=False, **consts)
     if total is not None:
         total += count

@@ -137,7 +137,8 @@ def _formula(xf, FORM: tl.constexpr, ORDER: tl.constexpr, K2, C, BETA, INV_SQRT_
     hi32 = (y + bound).to(tl.float32)
     sign_lo = lo32.to(tl.int32, bitcast=True) < 0
     sign_hi = hi32.to(tl.int32, bitcast=True) < 0
-    listed = (lo32 != hi32) | (sign_lo != sign_hi) | ((y - y) != 0.0)  # y - y: nan unless y is finite
+    # not y - y != 0 for "not finite": contracted into fma(x, s, -x s) on the GPU, that is the product's error
+    listed = (lo32 != hi32) | (sign_lo != sign_hi) | ~(tl.abs(y) <= 1.7976931348623157e308)
     # the limits: of numerics' x sigmoid(z) rows beyond 1e3; GELU'' beyond 15 is negative and below 2^-151
     if FORM == 0:
         big = tl.abs(xf) >= 15.0
