@@ -14,7 +14,8 @@ Sections (each prints a line; the JSON gets them all, with the device, versions 
               torch's GELU and with ours
   small       the throughput cases at 2^16 elements, where launching counts most
   tune        our forward for a few block sizes of the kernels (the defaults are gelu_lab.gpu's BLOCK, WARPS, BLOCK16)
-The JSON goes to DIR/gpu_check.json (bench/results/gpu_check.json is that file, from the device machine).
+The JSON goes to DIR/gpu_check.json: bench/results/gpu_check.json is that file from the device machine, and
+gelu_lab/data/gpu_check.json the same file shipped with the package (the Implementation page reads it).
 """
 
 from __future__ import annotations
@@ -288,7 +289,8 @@ def ffn(d: Device, tokens: int, dim: int, hidden: int, repeats: int) -> dict:
 
 def provenance(d: Device) -> dict:
     info = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "command": "python3 bench/gpu_check.py " + " ".join(sys.argv[1:]), "python": platform.python_version(),
+            "command": " ".join(["PYTHONPATH=src python3 bench/gpu_check.py", *(["--quick"] if A.quick else []), *(["--skip", A.skip] if A.skip else [])]),
+            "python": platform.python_version(),
             "torch": torch.__version__, "numpy": np.__version__, "cpu": platform.processor() or platform.machine(),
             "cpus": os.cpu_count()}
     try:

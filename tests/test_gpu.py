@@ -203,3 +203,22 @@ def test_importing_gelu_lab_needs_no_triton():
     code = "import sys, gelu_lab, gelu_lab.torch; gelu_lab.gelu([1.0]); assert 'triton' not in sys.modules, 'triton imported'"
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
+
+
+def test_the_device_check_is_shipped_and_shown():
+    """bench/results/gpu_check.json ships as package data, and the Implementation page's GPU table
+    shows its ratios (torch's median over ours, recomputed here from the medians)."""
+    from gelu_lab.app import content
+    from gelu_lab.app.pages import implementation_parts as parts
+
+    bench = json.loads((ROOT / "bench/results/gpu_check.json").read_text())
+    assert bench == json.loads((ROOT / "src/gelu_lab/data/gpu_check.json").read_text())
+    assert "/root" not in json.dumps(bench["provenance"])  # no machine path in package data
+    median = {r["case"]: r["median_us"] for r in bench["throughput"]}
+    for lang in ("en", "zh"):
+        text, table = parts.gpu_view(content.text(lang, "implementation"))
+        cells = re.findall(r"<td>(.*?)</td>", table.to_plotly_json()["props"]["data-html"])
+        for case in ("fp32:fwd", "bf16:bwd"):
+            assert f"{median['torch:' + case] / median['ours:' + case]:#.3g}" in cells, (lang, case)
+        assert f"all 2³² float32" in text or "全部 2³² 个 float32" in text
+        assert bench["provenance"]["device"] in text and f"{bench['exhaustive']['gelu']['wrong']:,}" in text

@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from .. import results
-from ..results import jobs
+from ..results import jobs, shipped
 from . import accuracy as acc
 from . import errors, fits
 
@@ -199,6 +199,24 @@ def cost() -> dict | None:
     at = {r["case"]: r["gelem_s"] for r in fwd if r["n"] == n and r["threads"] == threads}
     return {"n": n, "threads": threads, "bars": {f: [at.get(f"{b}:{f}") for b in BACKENDS] for f in COST_FORMS},
             "copy": at.get("copy"), "run": run or {}, "machine": machine}
+
+
+GPU_CASES = ("fp32:fwd", "fp32:bwd", "bf16:fwd", "bf16:bwd", "fp32:tanh:fwd", "bf16:tanh:fwd")
+
+
+def gpu_cost() -> dict | None:
+    """The shipped check of gelu_lab.gpu on a GPU (bench/gpu_check.py): its provenance, the inputs
+    checked and found wrong, per case the microseconds of torch and ours at the large size and
+    torch/ours there and at the small one, the FFN block's step times; None if not shipped."""
+    d = shipped.doc("gpu_check.json")
+    if not d.get("throughput"):
+        return None
+    big = {r["case"]: r for r in d["throughput"]}
+    small = {r["case"]: r for r in d.get("small", [])}
+    rows = [{"case": c, "torch_us": big[f"torch:{c}"]["median_us"], "ours_us": big[f"ours:{c}"]["median_us"],
+             "ratio": big[f"ours:{c}"]["torch_over_ours"], "small": small.get(f"ours:{c}", {}).get("torch_over_ours")} for c in GPU_CASES]
+    return {"provenance": d["provenance"], "n": d["throughput"][0]["n"], "small_n": d["small"][0]["n"] if d.get("small") else None,
+            "rows": rows, "exhaustive": d.get("exhaustive", {}), "ffn": d.get("ffn", {})}
 
 
 # --- the background jobs ----------------------------------------------------------------

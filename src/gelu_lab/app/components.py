@@ -193,6 +193,11 @@ def more(summary: str, *children, **kw) -> html.Details:
     return html.Details([html.Summary(summary), *children], className="more", **kw)
 
 
+def superscript(k: int) -> str:
+    """An integer in superscript digits, for powers in running text: 2 + superscript(28) is 2²⁸."""
+    return str(k).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
 def full(v, digits: int = 4, **kw) -> html.Span:
     """A number shown to `digits` significant figures with its full value (repr) on hover:
     the one element the page-text test lets print more than 7 significant digits."""

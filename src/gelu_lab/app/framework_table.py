@@ -14,7 +14,7 @@ from ..analysis import frameworks
 from ..results.printing import sig
 from ..results.store import FRAMEWORKS
 from . import content
-from .components import full, md, values_table
+from .components import full, md, superscript, values_table
 
 COLS = ("framework", "call", "form", "default", "dtype", "n", "wrong", "max", "at", "zeros", "nonfinite")
 LEFT = {"textAlign": "left"}
@@ -24,7 +24,7 @@ def _inputs(row, t):
     """65,536 (all); 2³² (all); a sample: its size and the word for it."""
     n = row["n"]
     k = n.bit_length() - 1
-    shown = "2" + str(k).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")) if n == 1 << k and k > 20 else full(n) if n >= 10**7 else sig(n)
+    shown = "2" + superscript(k) if n == 1 << k and k > 20 else full(n) if n >= 10**7 else sig(n)
     return [shown, " ", t["mode." + row["mode"]]]
 
 

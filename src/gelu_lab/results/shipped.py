@@ -10,6 +10,7 @@ command; no machine path):
     frameworks.json    accuracy sweeps of other frameworks' GELU       bench/ship_frameworks.py
     ffn_results.json   the FFN training runs                           gelu-lab runs export
     bert_probe.json    the BERT probe                                  gelu-lab probe --format json
+    gpu_check.json     the GPU kernels checked and timed on a GPU      bench/gpu_check.py (on the device)
 
 The exhaustive float32 sweeps take minutes per implementation and training
 takes an hour, so a fresh install shows these instead of an empty page.

@@ -25,7 +25,7 @@ from ...figures import demo as figs
 from ...floats import FORMATS
 from ...results.printing import emit
 from .. import content
-from ..components import full, graph, md, message, more, section, sig, values_table
+from ..components import full, graph, md, message, more, section, sig, superscript, values_table
 from ..custom_box import TextParam
 from ..state import Param, inputs
 
@@ -138,7 +138,7 @@ def _tail_section(t: dict) -> html.Section:
     body = [html.Tr([html.Td([full(100 * r[c]), " %"] if c.endswith("rel_err") else full(r[c])) for c in cols]) for r in rows]
     zero, rel = T.seed_zero_edge(), T.seed_rel_edge(TOL)
     first0 = next(r for r in rows if r["seed"] == 0)  # the example the text explains relative error with
-    fill = {"zero_edge": sig(zero), "rel_edge": sig(rel), "tol": "10" + f"{round(np.log10(TOL)):d}".translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")), "step": f"1/{round(1 / T.SCAN_STEP)}",
+    fill = {"zero_edge": sig(zero), "rel_edge": sig(rel), "tol": "10" + superscript(round(np.log10(TOL))), "step": f"1/{round(1 / T.SCAN_STEP)}",
             "gap": sig(1 - np.nextafter(1.0, 0.0)), "x0": sig(first0["x"]), "true0": sig(first0["true"]), "abs0": sig(abs(first0["seed"] - first0["true"]))}
     labels = {k: t[f"tail.fig.{k}"] for k in ("title", "x", "y", "err", "seed", "gelu_lab")}
     return section(

@@ -73,6 +73,7 @@ def layout(state, lang):
     kfig, kvals = parts.constants_view(state["c"], state["k"], state["beta"], a, b, lang, t)
     ptable, pfig, pnote = parts.precision_view(state["dtype"], a, b, lang, t)
     cfig, ctext = parts.cost_view(lang, t)
+    gtext, gtable = parts.gpu_view(t)
     gist, gist_table = parts.gist(lang, t)
     err_labels = [f"{content.label(f, lang)} · {t['read.' + k]}" for f in data.FORMS for k in ("max", "at", "rel", "relat")]
     const_labels = [f"{t['fit.form.' + f]} · {t['read.' + k]}" for f in ("tanh", "sigmoid") for k in ("max", "at", "classic")]
@@ -119,6 +120,7 @@ def layout(state, lang):
             graph("implementation-cost", cfig),
             md(content.fill(t["cost.job"], command="gelu-lab bench --cases " + ",".join(data.BENCH_CASES) + " " + " ".join(data.BENCH_ARGS))),
             job_box.box(BENCH.name, lang, t["job.bench.button"]),
+            html.H3(t["gpu.h"]), md(gtext, id="implementation-gpu-text"), gtable,
             id="implementation-more-cost", open=job_box.running(BENCH.name))),
         section(more(t["custom.summary"], custom_box.box("implementation", state, lang), id="implementation-more-custom",
                      open=custom_box.asked(state))),  # a shared link to a formula shows it

@@ -12,7 +12,7 @@ from ...analysis import bench, forms, frameworks
 from ...analysis import implementation as data
 from ...figures import implementation as figs
 from .. import content
-from ..components import full, sig, values_table
+from ..components import full, sig, superscript, values_table
 
 FORMS, IMPLS = data.FORMS, data.IMPLS
 
@@ -121,6 +121,24 @@ def cost_view(lang, t):
     return fig, content.fill(t["cost.text"], cpu=str(m.get("processor", "?")), cpus=str(m.get("cpus", "?")), date=str(run.get("created", "?"))[:10],  # ISO time: its date
                              command=str(run.get("provenance", {}).get("command", "")), ratios=speed(t, lang),
                              copy="—" if d["copy"] is None else sig(d["copy"], 3))
+
+
+def gpu_view(t):
+    """(text, table) of the shipped check of the GPU kernels (gelu_lab/data/gpu_check.json), or (a note, None)."""
+    d = data.gpu_cost()
+    if d is None:
+        return t["gpu.none"], None
+    p, ex, f = d["provenance"], d["exhaustive"], d["ffn"]
+    power = lambda n: "2" + superscript(int(n).bit_length() - 1)  # noqa: E731 - the sizes are powers of two
+    text = content.fill(t["gpu.text"], device=p["device"], date=p["date"][:10], torch=p["torch"], triton=p.get("triton", "?"),
+                        inputs=power(ex["gelu"]["inputs"]), wrong_gelu=sig(ex["gelu"]["wrong"]), wrong_grad=sig(ex["gelu_grad"]["wrong"]),
+                        n=power(d["n"]), small_n=power(d["small_n"]), ffn=sig(f["ours_over_torch"], 3),
+                        shape=f"{f['tokens']} × {f['dim']} → {f['hidden']}", command=p["command"])
+    head = [t["gpu.col.case"], t["gpu.col.torch"], t["gpu.col.ours"], content.fill(t["gpu.col.ratio"], n=power(d["n"])),
+            content.fill(t["gpu.col.ratio"], n=power(d["small_n"]))]
+    rows = [html.Tr([html.Td(t["gpu.case." + r["case"].replace(":", "-")]), html.Td(sig(r["torch_us"], 3)), html.Td(sig(r["ours_us"], 3)),
+                     html.Td(sig(r["ratio"], 3)), html.Td(sig(r["small"], 2) if r["small"] else "—")]) for r in d["rows"]]
+    return text, values_table(head, rows, id="implementation-gpu-table")
 
 
 def gist(lang, t) -> tuple[str, html.Table]:
