@@ -40,7 +40,7 @@ def test_the_seed_runs_and_prints_float64_accurate_values():
     r = subprocess.run([sys.executable, seed_demo.__file__], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     head, *lines = r.stdout.strip().splitlines()
-    assert head.split()[:3] == ["x", "gelu", "gelu_tanh"]
+    assert head.split() == ["x", "x·Φ(x)", "tanh", "≈", "|Δ|", "max(0,", "x)"]  # formulas, not words: the zh page shows it too
     rows = [[float(v) for v in line.split()] for line in lines]
     assert [row[0] for row in rows] == list(T.DEFAULT_X)  # the table's own x, row for row
     for x, gelu, tanh, diff, relu in rows:
