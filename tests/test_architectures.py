@@ -86,7 +86,7 @@ def test_the_ffn_structure_follows_t5s_own_switch():
 def test_without_transformers_the_section_says_so_in_one_line(monkeypatch):
     from gelu_lab.app import architecture_table, content
 
-    monkeypatch.setattr(architectures, "_transformers", lambda: None)
+    monkeypatch.setattr(architectures, "transformers", lambda: None)
     architectures.table.cache_clear()
     try:
         assert architectures.table()["rows"] == []

@@ -69,7 +69,7 @@ def form_gap(form: str, a: float, b: float) -> float:
     return float(errors.error_curves(form, "gelu", (a, b), n=POINTS).max_abs_error)
 
 
-def _transformers():
+def transformers():
     try:
         return importlib.import_module("transformers")
     except ImportError:
@@ -130,7 +130,7 @@ def read(tf, cls: str, attr: str) -> dict:
 @functools.cache
 def table(a: float = INTERVAL[0], b: float = INTERVAL[1]) -> dict:
     """The architectures' default activations as the installed transformers has them (see the module text)."""
-    tf = _transformers()
+    tf = transformers()
     if tf is None:
         return {"transformers": None, "rows": [], "interval": (a, b)}
     rows, gaps = [], {}
