@@ -104,3 +104,27 @@ def test_the_ffn_result_is_the_shipped_experiment_s_paired_interval():
     assert f"[{lo:+.2g}, {hi:+.2g}]" in text, text
     assert f"over {len(seeds)} seeds" in text
     assert ("within" in text) == (lo < 0 < hi)
+
+
+def test_silu_gets_one_verdict_on_the_story_and_the_ffn_page():
+    """Issue 39: the story said SiLU was within the noise while the FFN page's ranking said its gap
+    was larger than the noise. Both now use the paired 95 % interval; recomputed here with scipy
+    from the shipped runs, each statement's verdict is the interval's, and they agree."""
+    from gelu_lab.nn import ffn_view
+
+    d = ffn_view.decision(ffn_view.pool()[0])
+    rows = {r["activation"]: r for r in d["main"]["rows"]}
+
+    def interval(a, b):
+        shared = sorted(set(rows[a]["per_seed"]) & set(rows[b]["per_seed"]))
+        x = np.array([rows[a]["per_seed"][s] - rows[b]["per_seed"][s] for s in shared])
+        half = stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x))
+        return "larger" if abs(x.mean()) > half else "within"
+
+    best = d["main"]["rows"][0]["activation"]
+    story_word = interval("gelu", "silu")
+    table_word = interval("silu", best)
+    assert rows["silu"]["separated"] == (table_word == "larger")
+    t = content.text("en", "story")
+    assert t[f"small.{story_word}"] in story.numbers("en", t)["silu"]
+    assert story_word == table_word == "within"  # the shipped runs: one verdict, on both pages
