@@ -73,9 +73,9 @@ def _gelu_min():
 def test_hr_office_shares_are_phi(lang):
     text = block("definition", lang, MARK["hr"][lang])
     for x in (1, -1, 0):
-        assert f"{s4(100 * mpmath.ncdf(x))} %" in text, x  # the share Phi(x) that gets through
+        assert f"{s4(100 * mpmath.ncdf(x))}%" in text, x  # the share Phi(x) that gets through
     assert s4(1 * mpmath.ncdf(1)) in text and s4(-1 * mpmath.ncdf(-1)) in text  # what comes out
-    assert "84.13 %" in text and "15.87 %" in text  # the seed's "about 84 %" and "about 16 %", to four figures
+    assert "84.13%" in text and "15.87%" in text  # the seed's "about 84 %" and "about 16 %", to four figures
     raw = content.text(lang, "definition")["hr.text"]
     assert "{phi1}" in raw and "84" not in raw and "16" not in raw  # computed by the page, not typed in
 

@@ -234,7 +234,7 @@ def test_tail_numbers_agree_with_mpmath(tab, app_url):
         assert abs(ours - true) <= 2 * float(np.spacing(abs(true)))  # gelu_lab: within 2 ulp
         assert ours_rel == pytest.approx(100 * float(abs(mpmath.mpf(ours) - exact) / abs(exact)), abs=1e-12)
         assert seed_rel == pytest.approx(100 * float(abs(mpmath.mpf(seed) - exact) / abs(exact)), rel=1e-9)
-        assert texts[4] == f"{sig(seed_rel)} %" and texts[0] == sig(x)
+        assert texts[4] == f"{sig(seed_rel)}%" and texts[0] == sig(x)
     # the seed demo gets 100 % wrong at the tail's far end: it returns 0
     assert float(full[-1][1]) == 0 and float(full[-1][4]) == 100
     # the edges the text names are the library's, at 4 significant figures

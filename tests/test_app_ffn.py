@@ -96,7 +96,7 @@ def test_decision_opens_the_training_section(page, app_url):
         assert f"{nats(abs(mean))} ± {nats((ci.high - ci.low) / 2)} nats/char {'lower' if mean < 0 else 'higher'}" in said, said
         assert "larger than the seed-to-seed noise" in said
     else:
-        assert f"{nats(mean)} nats/char, 95 % interval [{nats(ci.low)}, {nats(ci.high)}]" in said and "within the seed-to-seed noise" in said, said
+        assert f"{nats(mean)} nats/char, 95% interval [{nats(ci.low)}, {nats(ci.high)}]" in said and "within the seed-to-seed noise" in said, said
     assert f"{len(seeds)} seeds" in said
     # its place: the first thing of the training section, before the curves
     assert page.evaluate("() => { const s = document.querySelector('#ffn-results'); const d = s.querySelector('#ffn-decision'); "

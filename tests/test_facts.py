@@ -68,7 +68,7 @@ def test_sigmoid_page_states_the_computed_constants(lang):
     # about four significant figures (the minimax beta five: 1.7017, which rounds to 1.702)
     for want in (f"{phi0:.4f}", f"{BETA / 4:.4f}", f"{4 * phi0:.4g}", f"{_scipy_gate_minimax():.4f}",
                  f"{_mp_gate_gap(BETA):.4g}", f"{_mp_gate_gap(_scipy_gate_minimax()):.4g}", f"{_mp_gate_gap(4 * phi0):.4g}",
-                 f"{100 * (BETA / 4 / phi0 - 1):.4g} %"):
+                 f"{100 * (BETA / 4 / phi0 - 1):.4g}%"):
         assert want in gates, want
     x = np.linspace(-8.0, 8.0, 160001)
     gelu = x * special.ndtr(x)

@@ -72,7 +72,7 @@ def test_the_gate_shares_and_the_shape_are_mpmath_s():
     t = content.text("en", "story")
     v = story.numbers("en", t)
     phi = lambda x: mpmath.ncdf(x)  # noqa: E731
-    assert v["phi1"] == f"{float(100 * phi(1)):.1f} %" and v["phim1"] == f"{float(100 * phi(-1)):.1f} %"
+    assert v["phi1"] == f"{float(100 * phi(1)):.1f}%" and v["phim1"] == f"{float(100 * phi(-1)):.1f}%"
     g1 = lambda x: phi(x) + x * mpmath.npdf(x)  # noqa: E731
     root = mpmath.findroot(g1, -0.75)
     assert v["min_x"] == f"{float(root):.4f}" and v["min"] == f"{float(root * phi(root)):.4f}"

@@ -137,7 +137,7 @@ def _torch_default():
                {"torch": torch.__version__, "approximate": repr(m.approximate), "y": y, "d_exact": abs(y - exact), "d_tanh": abs(y - tanh)})
 
 
-JAX_HOW = 'pip install -e ".[frameworks]"  # then: python bench/ship_frameworks.py'
+JAX_HOW = 'pip install -e ".[frameworks]" && python bench/ship_frameworks.py'  # two commands, no comment: a page shows it in code
 
 
 def _jax_measured(store):

@@ -46,7 +46,7 @@ def seed_section(t: dict) -> html.Section:
 def tail_section(t: dict) -> html.Section:
     rows = T.tail_table()
     cols = T.TAIL_COLUMNS
-    body = [html.Tr([html.Td([full(100 * r[c]), " %"] if c.endswith("rel_err") else full(r[c])) for c in cols]) for r in rows]
+    body = [html.Tr([html.Td([full(100 * r[c]), "%"] if c.endswith("rel_err") else full(r[c])) for c in cols]) for r in rows]
     zero, rel = T.seed_zero_edge(), T.seed_rel_edge(TOL)
     first0 = next(r for r in rows if r["seed"] == 0)  # the example the text explains relative error with
     fill = {"zero_edge": sig(zero), "rel_edge": sig(rel), "tol": "10" + f"{round(np.log10(TOL)):d}".translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")), "step": f"1/{round(1 / T.SCAN_STEP)}",
