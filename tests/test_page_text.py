@@ -172,14 +172,21 @@ class _Text(html.parser.HTMLParser):
 
     def __init__(self):
         super().__init__()
-        self.text, self.figures, self._skip, self._in = [], None, 0, None
+        self.text, self.figures, self._skip, self._in, self._spans = [], None, 0, None, []
 
     def handle_starttag(self, tag, attrs):
-        if tag in ("script", "style", "code", "pre", "math"):
+        english = tag == "span" and dict(attrs).get("lang") == "en"  # an English term beside its Chinese one
+        if tag == "span":
+            self._spans.append(english)
+        if tag in ("script", "style", "code", "pre", "math") or english:
             self._skip += 1
             self._in = "figures" if dict(attrs).get("id") == "figures" else tag
 
     def handle_endtag(self, tag):
+        if tag == "span":
+            if self._spans and self._spans.pop():
+                self._skip -= 1
+            return
         if tag in ("script", "style", "code", "pre", "math"):
             self._skip -= 1
             self._in = None
