@@ -20,8 +20,9 @@ PAGES = ("definition", "relu", "sigmoid", "gradients")
 
 
 def s4(v) -> str:
-    """Four significant figures, trailing zeros kept (84.13, -0.1700)."""
-    return f"{float(v):#.4g}".rstrip(".")
+    """Four significant figures, trailing zeros kept (84.13, −0.1700), as running text shows them
+    (its minus sign U+2212: app.components.typeset)."""
+    return f"{float(v):#.4g}".rstrip(".").replace("-", "\u2212")
 
 
 def exact(v) -> str:
