@@ -17,7 +17,7 @@ from app_browser import app_url, browser, check_basics, context, open_page, tab,
 from gelu_lab import cli
 from gelu_lab.analysis import demo_table as T
 from gelu_lab.app import content
-from gelu_lab.app.components import sig
+from gelu_lab.app.components import sig, typeset
 from gelu_lab.figures.demo import ERRORS, VALUES, table_figure, tail_figure
 
 pytestmark = pytest.mark.xdist_group("app")
@@ -239,7 +239,7 @@ def test_tail_numbers_agree_with_mpmath(tab, app_url):
     assert float(full[-1][1]) == 0 and float(full[-1][4]) == 100
     # the edges the text names are the library's, at 4 significant figures
     page = tab.inner_text("main")
-    assert f"x = {sig(T.seed_zero_edge())}" in page and f"x = {sig(T.seed_rel_edge(1e-6))}" in page
+    assert f"x = {typeset(sig(T.seed_zero_edge()))}" in page and f"x = {typeset(sig(T.seed_rel_edge(1e-6)))}" in page  # running text: U+2212
     tab.log.check()
 
 
