@@ -1,5 +1,3 @@
-"""GELU in plain Python, as a blog post writes it: only the math module, no NumPy."""
-
 import math
 
 

@@ -98,7 +98,9 @@ def damage_figure(rows: list[dict], names: dict, labels: dict) -> go.Figure:
         pts = [r for r in rows if r[key] > 0]
         traces.append({"type": "scatter", "x": [r["max_dev"] for r in pts], "y": [r[key] for r in pts], "name": labels["cos" if key == "cos_gap" else "nn"],
                        "mode": "lines+markers+text" if key == "cos_gap" else "lines+markers", "text": [names[r["activation"]] for r in pts],
-                       "textposition": "top left", "line": {"color": COLORS["gelu"] if key == "cos_gap" else NEUTRAL, "width": 1.5,
+                       # the end points' labels lean inwards, so none is cut off at the plot's edge
+                       "textposition": ["top right" if i == 0 else "top left" if i == len(pts) - 1 else "top center" for i in range(len(pts))],
+                       "line": {"color": COLORS["gelu"] if key == "cos_gap" else NEUTRAL, "width": 1.5,
                                                              "dash": "solid" if key == "cos_gap" else "dot"},
                        "marker": {"size": 10, "symbol": symbol}})
     return figure(traces, labels["title"], height=380, left=72, hovermode="closest",

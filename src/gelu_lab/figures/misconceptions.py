@@ -169,6 +169,17 @@ def _deep(f, t):
                   legend={"orientation": "h", "y": -0.25, "yanchor": "top", "x": 0, "font": {"size": 11}}, margin={"l": 55, "r": 15, "t": 50, "b": 80})
 
 
+def _named(title_key: str, keys: tuple):
+    """The activations a model's config names (the figures' `keys`), each drawn beside exact GELU."""
+    def fig(f, t):
+        names = [activations.canonical(f[k]) for k in keys]
+        x = np.linspace(-4, 4, 321)
+        drawn = list(dict.fromkeys([*names, "gelu"]))
+        return curves_figure(x, [(t["names"].get(n, n), activations.get(n).fn(x), n) for n in drawn], {"title": t[title_key], "x": "x", "y": "y"})
+
+    return fig
+
+
 QUICK = ("gelu_sigmoid", "silu", "gelu")  # the activations the quick-GELU figure draws
 NAMED = ("gelu_tanh", "gelu_sigmoid", "silu", "gelu", "relu", "sigmoid")  # the activations whose labels t["names"] must hold
 _FIGURES = {
@@ -177,6 +188,7 @@ _FIGURES = {
     "tanh_much_faster": _speed, "tends_to_relu": _limit, "relu_at_infinity": _infinity,
     "quick_gelu_is_silu": _quick, "relu_half_dead": _dead, "gelu_lower_loss": _lower_loss,
     "inputs_standard_normal": _ks, "smooth_deep": _deep,
+    "t5_gelu": _named("fig.t5", ("v1_0_activation", "v1_1_activation")), "llama_gelu": _named("fig.llama", ("hidden_act",)),
 }
 
 

@@ -31,7 +31,8 @@ def variants(block: str) -> list[str]:
 
 def _entry(e: str, lang: str, t: dict, other: str, values: dict):
     o = content.text(other, "glossary")
-    head = [html.Span(t[f"term.{e}"], className="term"), " ", html.Span(f"({o[f'term.{e}']})", lang=HTML_LANG[other], className="muted")]
+    left, right = ("（", "）") if lang == "zh" else (" (", ")")  # Chinese brackets on the Chinese page
+    head = [html.Span(t[f"term.{e}"], className="term"), left, html.Span(o[f"term.{e}"], lang=HTML_LANG[other], className="muted"), right]
     body = [md(content.fill(t[f"def.{e}"], **values))]
     if f"avoid.{e}" in t:
         body.append(html.P([t["also"], " ", content.join(variants(t[f"avoid.{e}"]), lang)], className="muted"))
