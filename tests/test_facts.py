@@ -104,9 +104,78 @@ SLIPS = {  # (lang, page, block): wrong statements issue 19 found
     ("en", "interview", "a.dropout"): "does not depend on x (E[x·m] = p·x)",
     ("zh", "interview", "a.dropout"): "与 x 无关（E[x·m] = p·x）",
 }
+SLIPS_39 = {  # (lang, page, block): wrong statements issue 39 found
+    ("en", "story", "bert.text"): "rely on the small negative outputs that ReLU cuts off",
+    ("zh", "story", "bert.text"): "模型的权重依赖那些被 ReLU 截掉的小负输出",
+    ("en", "story", "bert.text"): "(it is a close race)",
+    ("zh", "story", "bert.text"): "训练前，两者不相上下",
+    ("en", "demo", "table.text"): "vanish below the format's resolution",
+    ("zh", "demo", "table.text"): "近似误差小于格式的分辨率，于是就看不出来了",
+    ("en", "interview", "a.tanh_vs_erf"): "runs fine with the other",
+    ("zh", "interview", "a.tanh_vs_erf"): "换另一种形式运行没有问题",
+    ("en", "implementation", "forms.text"): "This exact form is PyTorch's default.",
+    ("zh", "implementation", "forms.text"): "这是 PyTorch 的默认形式。",
+    ("en", "interview", "a.why"): "**No dead units.**",
+    ("zh", "interview", "a.why"): "**不会出现神经元死亡。**",
+    ("zh", "bert", "dist.after"): "GELU 的大部分工作发生在负半轴",
+    ("en", "story", "large.text"): "in small networks",
+    ("zh", "story", "large.text"): "的小网络上",
+    ("en", "story", "after.text"): "**GPT-2 and GPT-3** compute",
+    ("zh", "story", "after.text"): "**GPT-2 和 GPT-3** 用",
+    ("en", "overview", "used.text"): "**GPT-2** and GPT-3: the tanh",
+    ("zh", "overview", "used.text"): "**GPT-2** 与 GPT-3：用",
+    ("en", "misconceptions", "note.gelu_lower_loss.unsettled"): "(T5: 1.983",
+    ("zh", "misconceptions", "note.gelu_lower_loss.unsettled"): "（T5：65k",
+    ("en", "interview", "a.ffn_gain"): "Shazeer 2020, T5: log-perplexity",
+    ("zh", "interview", "a.ffn_gain"): "Shazeer 2020 的 T5 实验",
+    ("zh", "ffn", "intro"): "本页不讲道理",
+    ("zh", "gradients", "ride.text"): "断崖",
+    ("en", "gradients", "ride.text"): "cliff edge",
+    ("zh", "story", "after.text"): "GELU 活在门控结构之中",
+    ("zh", "interview", "a.bf16"): "冲成",
+    ("zh", "definition", "bern.text"): "以固定概率 p = {keep} 保留",
+    ("en", "definition", "bern.text"): "with a fixed probability p = {keep}",
+    ("zh", "story", "shape.text"): "GELU 就变成了 ReLU",
+    ("en", "story", "shape.text"): "for large |x| GELU becomes ReLU",
+    ("zh", "demo", "intro"): "种子示例",
+    ("en", "interview", "a.bert"): "According to Hugging Face transformers (docstrings in its activations.py)",
+}
 
 
 @pytest.mark.parametrize("where", sorted(SLIPS))
 def test_slip_is_gone(where):
     lang, page, block = where
     assert SLIPS[where] not in content.text(lang, page)[block]
+
+
+@pytest.mark.parametrize("where", sorted(SLIPS_39))
+def test_issue_39_slip_is_gone(where):
+    lang, page, block = where
+    assert SLIPS_39[where] not in content.text(lang, page)[block]
+
+
+def test_readme_names_the_models_whose_ffn_default_is_gelu():
+    """README line 5 listed T5 v1.0, whose FFN activation is ReLU (T5Config's default: the
+    configuration of T5 v1.0; Raffel et al. 2020 use ReLU)."""
+    from pathlib import Path
+
+    import transformers
+
+    intro = Path(__file__).parents[1].joinpath("README.md").read_text(encoding="utf-8").split("\n\n")[1]
+    assert transformers.T5Config().dense_act_fn == "relu" and transformers.T5Config().feed_forward_proj == "relu"
+    assert "default FFN activation" in intro and "T5" not in intro
+
+
+def test_pytorch_s_default_gelu_cancels_for_very_negative_x():
+    """The Implementation page: PyTorch's default (approximate='none') is the exact form computed
+    the 1 + erf way, which cancels: in float64 at x = -10 it returns 0 where x Phi(x) is about
+    -7.6e-23 (mpmath), and the erfc way keeps the value."""
+    import torch
+
+    x = -10.0
+    truth = float(mpmath.mpf(x) * mpmath.ncdf(x))
+    got = float(torch.nn.functional.gelu(torch.tensor(x, dtype=torch.float64)))
+    assert torch.nn.GELU().approximate == "none" and got == 0.0 and truth < -7e-23
+    assert 0.5 * x * special.erfc(-x / math.sqrt(2)) == pytest.approx(truth, rel=1e-12)
+    for lang, words in (("en", "with 1 + erf"), ("zh", "用的是第一种写法 1 + erf")):
+        assert words in content.text(lang, "implementation")["forms.text"]

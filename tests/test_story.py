@@ -128,3 +128,49 @@ def test_silu_gets_one_verdict_on_the_story_and_the_ffn_page():
     t = content.text("en", "story")
     assert t[f"small.{story_word}"] in story.numbers("en", t)["silu"]
     assert story_word == table_word == "within"  # the shipped runs: one verdict, on both pages
+
+
+def test_step_6_puts_each_swap_s_damage_beside_its_deviation_from_gelu():
+    """The lock-in step: each swap's largest |f − GELU| (a dense grid here, scipy's erfc and
+    expit, not gelu_lab) is quoted to two figures next to the damage the shipped probe measured
+    (read from its file); the chart has one point per swap and measure; the old explanation (the
+    weights rely on the negative outputs ReLU cuts off) is gone."""
+    from scipy import special
+
+    x = np.linspace(-8, 8, 1_600_001)
+    gelu = 0.5 * x * special.erfc(-x / np.sqrt(2))
+    curves = {"gelu_tanh": 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3))), "gelu_sigmoid": x * special.expit(1.702 * x),
+              "relu": np.maximum(x, 0), "silu": x * special.expit(x)}
+    doc = json.loads(resources.files("gelu_lab").joinpath("data/bert_probe.json").read_text())
+    kept = {w["activation"]: w for w in doc["result"]["swaps"] if w["layer"] == "all"}
+    for lang in content.LANGS:
+        t = content.text(lang, "story")
+        v = story.numbers(lang, t)
+        text = content.fill(t["bert.text"], **v)
+        for a, y in curves.items():
+            dev = float(np.max(np.abs(y - gelu)))
+            assert v[f"{a}_dev"] == f"{dev:#.2g}".rstrip("."), a
+            assert v[f"{a}_dev"] in text and v[f"{a}_nn"] == f"{100 * kept[a]['nn_top1']:.1f}%", a
+    assert float(v["relu_dev"]) < float(v["silu_dev"]) and kept["silu"]["nn_top1"] < 0.5  # SiLU keeps the negative outputs and breaks the model
+    from gelu_lab.analysis import swaps
+    from gelu_lab.figures import bert as figs
+
+    rows = swaps.damage(doc["result"])
+    fig = figs.damage_figure(rows, {r["activation"]: r["activation"] for r in rows}, {k: k for k in ("title", "x", "y", "cos", "nn")})
+    assert [len(tr.x) for tr in fig.data] == [4, 3]  # the tanh form lost no neighbour: 0 has no place on a log axis
+    assert [r["activation"] for r in rows] == ["gelu_tanh", "gelu_sigmoid", "relu", "silu"]
+
+
+def test_the_real_bert_page_says_the_negative_side_s_share_as_measured():
+    """Issue 39: not "most of GELU's work is on the negative side" but the measured shares: the
+    negative inputs' share of the inputs and of |GELU|, per-layer ranges read from the file."""
+    from gelu_lab.nn import probe_view
+
+    doc = json.loads(resources.files("gelu_lab").joinpath("data/bert_probe.json").read_text())
+    L = doc["result"]["layers"]
+    share = lambda k: f"{100 * min(x[k] for x in L):.0f}% – {100 * max(x[k] for x in L):.0f}%"  # noqa: E731
+    v = probe_view.quoted(doc["result"])
+    assert v["mag"] == share("gelu_magnitude_from_negative") == "51% – 61%" and v["neg"] == share("share_negative") == "74% – 82%"
+    for lang in content.LANGS:
+        said = content.fill(content.text(lang, "bert")["dist.after"], **v)
+        assert v["mag"] in said and v["neg"] in said
