@@ -179,3 +179,40 @@ def test_pytorch_s_default_gelu_cancels_for_very_negative_x():
     assert 0.5 * x * special.erfc(-x / math.sqrt(2)) == pytest.approx(truth, rel=1e-12)
     for lang, words in (("en", "with 1 + erf"), ("zh", "用的是第一种写法 1 + erf")):
         assert words in content.text(lang, "implementation")["forms.text"]
+
+
+def test_what_rounding_to_16_bits_does_to_each_approximation():
+    """The Python demo's per-form sentence: over all 65,536 inputs of bfloat16 and float16, how
+    many round differently from exact GELU (float64 by SciPy, rounded once by ml_dtypes), and the
+    default table's x where the error survives; the page quotes these counts and lists."""
+    import ml_dtypes
+
+    from gelu_lab.app.pages import demo_parts
+
+    got = demo_parts.sixteen_bit("en")
+    for dtype, short in ((ml_dtypes.bfloat16, "bf16"), (np.float16, "f16")):
+        x = np.arange(1 << 16, dtype=np.uint16).view(dtype).astype(np.float64)
+        x = x[np.isfinite(x)]
+        exact = (x * special.ndtr(x)).astype(dtype)
+        tanh = (0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))).astype(dtype)
+        sig = (x * special.expit(1.702 * x)).astype(dtype)
+        for form, y in (("tanh", tanh), ("sig", sig)):
+            assert got[f"{form}_n_{short}"] == f"{int(np.count_nonzero(y != exact)):,}", (form, short)
+        xs = np.array([-3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0]).astype(dtype).astype(np.float64)
+        e, tt, ss = ((v(xs)).astype(dtype) for v in (lambda t: t * special.ndtr(t),
+                                                     lambda t: 0.5 * t * (1 + np.tanh(math.sqrt(2 / math.pi) * (t + 0.044715 * t**3))),
+                                                     lambda t: t * special.expit(1.702 * t)))
+        assert got[f"tanh_x_{short}"] == ", ".join(f"{v:g}" for v, a, b in zip(xs, tt, e) if a != b)
+        assert got[f"sig_x_{short}"] == ", ".join(f"{v:g}" for v, a, b in zip(xs, ss, e) if a != b)
+    assert got["tanh_x_bf16"] == "-3, -1"  # the bfloat16 table shows the tanh form's error at x = -3 and -1
+    for lang in content.LANGS:
+        text = content.fill(content.text(lang, "demo")["table.text"], **demo_parts.sixteen_bit(lang))
+        assert all(got[k].split(",")[0] in text for k in ("tanh_n_bf16", "tanh_n_f16", "sig_n_bf16", "sig_n_f16", "sig_f16"))
+
+
+def test_bert_s_history_is_cited_to_its_commits():
+    """google-research/bert's first release (fe35475) computed erf; bee6030 switched to tanh."""
+    for lang in content.LANGS:
+        t = content.text(lang, "interview")
+        for sha in ("fe35475", "bee6030"):
+            assert f"`{sha}`" in t["a.bert"] and f"commit/{sha}" in t["sources"], (lang, sha)

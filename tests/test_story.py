@@ -174,3 +174,28 @@ def test_the_real_bert_page_says_the_negative_side_s_share_as_measured():
     for lang in content.LANGS:
         said = content.fill(content.text(lang, "bert")["dist.after"], **v)
         assert v["mag"] in said and v["neg"] in said
+
+
+def test_step_4_says_which_setups_differ_by_the_paired_intervals():
+    """'Before training: it depends on the setup': each setup of the shipped experiment (width and
+    FFN init) is put where its own paired interval, recomputed here with scipy, puts it."""
+    from gelu_lab.nn import ffn_view
+    from gelu_lab.results.runsets import experiments
+
+    runs = json.loads(resources.files("gelu_lab").joinpath("data/ffn_results.json").read_text())["runs"]
+    exp = experiments([{**r, "source": "shipped"} for r in runs])[0]
+    t = content.text("en", "story")
+    said = story.numbers("en", t)["setups"]
+    for cell in exp["cells"]:
+        per = {a: {} for a in ("gelu", "relu")}
+        for r in cell["runs"]:
+            if r["config"]["activation"] in per and r["config"]["lr"] == exp["lr"][r["config"]["activation"]]:
+                per[r["config"]["activation"]][r["config"]["seed"]] = r["final"].get("val_loss_full", r["final"]["val_loss"])
+        seeds = sorted(set(per["gelu"]) & set(per["relu"]))
+        d = np.array([per["gelu"][s] - per["relu"][s] for s in seeds])
+        half = stats.t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
+        where = "within" if abs(d.mean()) <= half else ("gelu" if d.mean() < 0 else "relu")
+        setup = content.fill(t["small.setup"], width=str(cell["width"]), init=t[f"small.short.{cell['fc']}"])
+        part = next(p for p in said.split(": ", 1)[1].split("; ") if setup in p)
+        assert part.startswith(content.fill(t[f"small.where.{where}"], setups="").strip()), (setup, where, part)
+    assert ffn_view.decision(ffn_view.pool()[0])["trend"]
