@@ -98,7 +98,7 @@ def compare_group(runs: list[dict], metric=final_loss) -> list[dict]:
 def verdict_parts(rows: list[dict]) -> dict | None:
     """What the one-sentence verdict on a compare_group says, as data (the CLI and the page word
     it): {"kind": "only" | "one_seed" | "wins" | "close", "best": activation, "close": [the
-    activations within the seed spread of the best], "ahead": the best is ahead of each of them
+    activations within the seed-to-seed noise of the best], "ahead": the best is ahead of each of them
     in every shared seed, paired}; None without rows."""
     if not rows:
         return None
