@@ -20,8 +20,9 @@ PAGES = ("definition", "relu", "sigmoid", "gradients")
 
 
 def s4(v) -> str:
-    """Four significant figures, trailing zeros kept (84.13, -0.1700)."""
-    return f"{float(v):#.4g}".rstrip(".")
+    """Four significant figures, trailing zeros kept (84.13, −0.1700), as running text shows them
+    (its minus sign U+2212: app.components.typeset)."""
+    return f"{float(v):#.4g}".rstrip(".").replace("-", "\u2212")
 
 
 def exact(v) -> str:
@@ -73,9 +74,9 @@ def _gelu_min():
 def test_hr_office_shares_are_phi(lang):
     text = block("definition", lang, MARK["hr"][lang])
     for x in (1, -1, 0):
-        assert f"{s4(100 * mpmath.ncdf(x))} %" in text, x  # the share Phi(x) that gets through
+        assert f"{s4(100 * mpmath.ncdf(x))}%" in text, x  # the share Phi(x) that gets through
     assert s4(1 * mpmath.ncdf(1)) in text and s4(-1 * mpmath.ncdf(-1)) in text  # what comes out
-    assert "84.13 %" in text and "15.87 %" in text  # the seed's "about 84 %" and "about 16 %", to four figures
+    assert "84.13%" in text and "15.87%" in text  # the seed's "about 84 %" and "about 16 %", to four figures
     raw = content.text(lang, "definition")["hr.text"]
     assert "{phi1}" in raw and "84" not in raw and "16" not in raw  # computed by the page, not typed in
 
@@ -121,6 +122,8 @@ def test_bicycle_flow_numbers_are_the_measured_ones(lang):
     for d in range(1, gradflow.MAX_DEPTH + 1):
         assert gradflow.gradient_flow("relu", d, "mlp")[0] > gradflow.gradient_flow("gelu", d, "mlp")[0], d
     assert abs(first["preln", "gelu"] / first["preln", "relu"] - 1) < 0.05
+    # "with a residual path, neither activation lets the gradient vanish": pre-LN and post-LN (BERT's)
+    assert all(first[a, n] > 0.1 for a in ("preln", "postln") for n in ("gelu", "relu"))
 
 
 @pytest.mark.parametrize("lang", content.LANGS)

@@ -86,9 +86,9 @@ def test_relu_scale_and_dead_units(tab, app_url):
     assert wait_text(tab, "relu-rgap", f4(gap1 / 4.5)) == f4(gap1 / 4.5)
     set_slider(tab, "relu-mu", -1)
     z = np.random.default_rng(0).normal(-1.0, 1.0, 1000)
-    expected = f"{100 * np.mean(z <= 0):.1f} %"
+    expected = f"{100 * np.mean(z <= 0):.1f}%"
     assert wait_text(tab, "relu-rdead", expected) == expected
-    assert text_of(tab, "relu-gdead") == "0.0 %"
+    assert text_of(tab, "relu-gdead") == "0.0%"
     tab.log.check()
 
 

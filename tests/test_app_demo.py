@@ -17,7 +17,7 @@ from app_browser import app_url, browser, check_basics, context, open_page, tab,
 from gelu_lab import cli
 from gelu_lab.analysis import demo_table as T
 from gelu_lab.app import content
-from gelu_lab.app.components import sig
+from gelu_lab.app.components import sig, typeset
 from gelu_lab.figures.demo import ERRORS, VALUES, table_figure, tail_figure
 
 pytestmark = pytest.mark.xdist_group("app")
@@ -128,8 +128,14 @@ def test_copied_code_prints_the_table(tab, app_url, context, capsys):
     # the implementing functions are shown as their source
     from gelu_lab.analysis import demo_table as table
 
+    from gelu_lab.app import source_code
+
     tab.click("summary:has-text('gelu_lab.analysis.demo_table.comparison_table')")
-    assert "def comparison_table(" in text_of(tab, "demo-src-0") and text_of(tab, "demo-src-0") in open(table.__file__).read()
+    shown = text_of(tab, "demo-src-0")
+    assert "def comparison_table(" in shown and shown == source_code.bare(table.comparison_table).strip()
+    # the code as written, its docstring and comments left out (the caption above it says what it does)
+    file = open(table.__file__, encoding="utf-8").read()
+    assert all(line in file for line in shown.splitlines()) and '"""' not in shown and "#" not in shown
     tab.log.check()
 
 
@@ -210,7 +216,7 @@ def test_seed_demo_is_shown_as_its_file_with_its_notes(tab, app_url, lang):
     if lang == "zh":  # the prose and tables name no code identifiers (the code blocks are code)
         prose = tab.evaluate("() => { const m = document.querySelector('main').cloneNode(true);"
                              " m.querySelectorAll('pre, code, .js-plotly-plot').forEach(e => e.remove()); return m.textContent; }")
-        assert "种子示例" in prose and "相对误差" in prose
+        assert "示例脚本" in prose and "种子示例" not in prose and "相对误差" in prose  # "种子" is the random seed
         for raw in ("gelu_exact", "gelu_tanh", "abs_err", "rel_err", "relu", "seed", "true"):
             assert raw not in prose, raw
     tab.log.check()
@@ -228,12 +234,12 @@ def test_tail_numbers_agree_with_mpmath(tab, app_url):
         assert abs(ours - true) <= 2 * float(np.spacing(abs(true)))  # gelu_lab: within 2 ulp
         assert ours_rel == pytest.approx(100 * float(abs(mpmath.mpf(ours) - exact) / abs(exact)), abs=1e-12)
         assert seed_rel == pytest.approx(100 * float(abs(mpmath.mpf(seed) - exact) / abs(exact)), rel=1e-9)
-        assert texts[4] == f"{sig(seed_rel)} %" and texts[0] == sig(x)
+        assert texts[4] == f"{sig(seed_rel)}%" and texts[0] == sig(x)
     # the seed demo gets 100 % wrong at the tail's far end: it returns 0
     assert float(full[-1][1]) == 0 and float(full[-1][4]) == 100
     # the edges the text names are the library's, at 4 significant figures
     page = tab.inner_text("main")
-    assert f"x = {sig(T.seed_zero_edge())}" in page and f"x = {sig(T.seed_rel_edge(1e-6))}" in page
+    assert f"x = {typeset(sig(T.seed_zero_edge()))}" in page and f"x = {typeset(sig(T.seed_rel_edge(1e-6)))}" in page  # running text: U+2212
     tab.log.check()
 
 

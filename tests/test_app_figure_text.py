@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from scipy import special
 
-from app_browser import app_url, browser, context, fresh_reports, open_page, set_slider, tab  # noqa: F401
+from app_browser import TEXT_ONLY, app_url, browser, context, fresh_reports, open_page, set_slider, tab  # noqa: F401
 from gelu_lab.app import content, registry
 from test_page_text import PLACEHOLDER, raw_identifiers, too_precise
 
@@ -205,7 +205,7 @@ def check_buttons(figs, lang: str):
         assert b["tab"] == 0 and b["w"] >= 24 and b["h"] >= 24, (f["id"], b)
 
 
-CASES = [(p, lang) for p in registry.PAGES for lang in content.LANGS]
+CASES = [(p, lang) for p in registry.PAGES if p.slug not in TEXT_ONLY for lang in content.LANGS]  # a text-only page has no figure
 
 
 @pytest.mark.parametrize("p,lang", CASES, ids=[f"{p.slug}-{lang}" for p, lang in CASES])

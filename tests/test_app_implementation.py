@@ -193,7 +193,7 @@ def test_precision_table_is_the_exhaustive_tally(page, app_url):
             s = acc.measure(impl, dtype, progress=False)  # all 65 536 inputs, against the correctly rounded reference
             i = impl.replace(":", "_")
             assert text_of(page, f"implementation-p-{i}-max") == str(s["max_ulp"]), (impl, dtype)
-            assert text_of(page, f"implementation-p-{i}-wrong") == f"{100 * s['frac_wrong']:.3f} %"
+            assert text_of(page, f"implementation-p-{i}-wrong") == f"{100 * s['frac_wrong']:.3f}%"
             assert text_of(page, f"implementation-p-{i}-flush") == str(s["counts"]["flush"])
             assert text_of(page, f"implementation-p-{i}-over") == str(s["counts"]["overflow"])
         # the chart: a marker for each input in [-4, 4] that an implementation rounds wrongly
@@ -245,7 +245,7 @@ def test_background_jobs_survive_a_reload_and_their_results_are_read(page, app_u
     page.wait_for_function("document.getElementById('implementation-prec-table').innerText.includes('stored run')")
     s = acc.measure("gelu", "float32", "range", interval=(1.0, 1.125), progress=False)
     assert text_of(page, "implementation-p-gelu-max") == str(s["max_ulp"])
-    assert text_of(page, "implementation-p-gelu-wrong") == f"{100 * s['frac_wrong']:.3f} %"
+    assert text_of(page, "implementation-p-gelu-wrong") == f"{100 * s['frac_wrong']:.3f}%"
 
     # bench: the chart is the stored run, bars per form and the copy roofline
     page.wait_for_function("document.querySelector('#implementation-cost .js-plotly-plot').data.length === 3")

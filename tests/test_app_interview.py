@@ -50,7 +50,7 @@ def test_page_loads_clean_with_every_question(tab, app_url, lang):
         assert f"{i}. {t[f'q.{qid}']}" in titles
         assert visible(tab, "answer", qid) and not visible(tab, "bar", qid)  # quiz off: answers shown
     # the answers quote the stated figures: e.g. the dip
-    assert "-0.7518" in tab.inner_text("#interview-q-dip") and "-0.1700" in tab.inner_text("#interview-q-dip")
+    assert "\u22120.7518" in tab.inner_text("#interview-q-dip") and "\u22120.1700" in tab.inner_text("#interview-q-dip")  # typeset: U+2212
     assert tab.locator("button", has_text=t["check"]).count() == sum(1 for q in iv.QUESTIONS.values() if q.quantities)
     tab.log.check()
 

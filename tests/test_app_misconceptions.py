@@ -12,7 +12,7 @@ from app_browser import own_store, app_url, browser, check_basics, check_placed,
 from gelu_lab.analysis import claims as C
 from gelu_lab.app import content
 from gelu_lab.app.claim_words import case, words
-from gelu_lab.app.components import sig
+from gelu_lab.app.components import sig, typeset
 from gelu_lab.figures import misconceptions as figs
 
 pytestmark = [pytest.mark.xdist_group("app"), pytest.mark.usefixtures("own_store")]
@@ -63,7 +63,8 @@ def test_every_card_shows_the_verdict_check_returns(page, app_url):
         assert card["claim"] == t[f"claim.{cid}"] == said["text"]
         assert card["verdict"] == res["verdict"], cid
         assert card["label"] == t[f"verdict.{res['verdict']}"]
-        assert card["note"] == said["note"].replace("`", ""), cid  # a version or argument is shown as code
+        # a version or argument is shown as code; the prose around it typeset (a computed minus is U+2212)
+        assert card["note"] == "".join(typeset(p) if i % 2 == 0 else p for i, p in enumerate(said["note"].split("`"))), cid
         assert card["source"] == said["source"], cid
     # a fresh install: the claims with shipped evidence have their verdict, labelled as shipped (date, CPU)
     shipped = C.check(BENCH)["provenance"]

@@ -13,7 +13,7 @@ import pytest
 from dash import dcc, html
 
 from gelu_lab.app import content, get_app, registry, shell
-from gelu_lab.app.components import MARKDOWN, md, prose
+from gelu_lab.app.components import MARKDOWN, md, prose, typeset
 from gelu_lab.app.mathml import split
 
 FILES = sorted((lang, f.stem) for lang in content.LANGS for f in (content.ROOT / lang).glob("*.md"))
@@ -38,6 +38,18 @@ def to_html(c) -> str:
     return f"<{tag}{attrs}>{to_html(c.children)}</{tag}>"
 
 
+def typeset_html(s: str) -> str:
+    """markdown-it's HTML with components.typeset applied to its text outside code (what md() does to text nodes)."""
+    out, code = [], 0
+    for part in re.split(r"(<[^>]+>)", s):
+        if part.startswith("<"):
+            code += 1 if re.match(r"<(code|pre)\b", part) else -1 if re.match(r"</(code|pre)>", part) else 0
+            out.append(part)
+        else:
+            out.append(part if code else typeset(h.unescape(part)).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;"))
+    return "".join(out)
+
+
 def normal(s: str) -> str:
     s = s.replace("<br />", "<br>").replace("<hr />", "<hr>")
     s = re.sub(r"\n</code></pre>", "</code></pre>", s)  # the last newline of a code block is not shown
@@ -52,7 +64,7 @@ def test_every_content_block_is_what_markdown_it_renders(lang, page):
         maths = [c for c in comps if isinstance(c, html.Div)]
         assert len(maths) == sum(kind == "math" for kind, _ in parts), name
         assert all(c.className == "math-display" and "<math" in c.to_plotly_json()["props"]["data-html"] for c in maths)
-        want = "".join(MARKDOWN.render(p) for kind, p in parts if kind == "md")
+        want = typeset_html("".join(MARKDOWN.render(p) for kind, p in parts if kind == "md"))
         assert normal(to_html([c for c in comps if not isinstance(c, html.Div)])) == normal(want), f"{lang}/{page}: {name}"
 
 

@@ -87,4 +87,4 @@ def test_registry_routes():
     assert registry.by_route("/") .slug == "overview"
     assert registry.by_route("/relu/").slug == "relu"
     assert registry.by_route("/nope") is None
-    assert len({p.route for p in registry.PAGES}) == len(registry.PAGES) == 13
+    assert len({p.route for p in registry.PAGES}) == len(registry.PAGES) == 14

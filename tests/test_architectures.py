@@ -56,14 +56,37 @@ def test_the_gap_is_the_largest_difference_to_exact_gelu(table):
     x = np.linspace(a, b, 400_001)
     g = activations.get("gelu").fn(x)
     for r in table["rows"]:
+        if r["gated"]:  # in a gated FFN the activation is multiplied by a second projection: no comparable gap
+            assert r["gap"] is None, r
+            continue
         grid = float(np.max(np.abs(activations.get(r["form"]).fn(x) - g)))
         assert r["gap"] >= grid - 1e-15 and r["gap"] <= grid * (1 + 1e-6) + 1e-15, r
+
+
+# the FFN each paper describes: LLaMA (Touvron et al. 2023) and Mistral 7B use SwiGLU, Gemma 2
+# (Gemma Team 2024) and ModernBERT (Warner et al. 2024) GeGLU; every other one here is the plain
+# W2 act(W1 x) of BERT, GPT-2, T5 v1.0 (ReLU), ViT, CLIP, Whisper, OPT, BART, Falcon, Phi
+GATED = {"ModernBERT", "Gemma 2", "Llama", "Mistral"}
+
+
+def test_the_ffn_structure_is_the_papers(table):
+    assert {r["architecture"] for r in table["rows"] if r["gated"]} == GATED
+    assert all(r["gated"] is False for r in table["rows"] if r["architecture"] not in GATED)
+
+
+def test_the_ffn_structure_follows_t5s_own_switch():
+    """T5's config says itself whether its FFN is gated (is_gated_act): the structure read from
+    the model code must agree, both ways."""
+    for proj in ("relu", "gated-gelu", "gated-silu"):
+        cfg = transformers.T5Config(feed_forward_proj=proj, num_layers=1, num_decoder_layers=1)
+        got = architectures.ffn_structure(transformers, cfg)
+        assert got == {"gated": cfg.is_gated_act, "d_ff": cfg.d_ff}, proj
 
 
 def test_without_transformers_the_section_says_so_in_one_line(monkeypatch):
     from gelu_lab.app import architecture_table, content
 
-    monkeypatch.setattr(architectures, "_transformers", lambda: None)
+    monkeypatch.setattr(architectures, "transformers", lambda: None)
     architectures.table.cache_clear()
     try:
         assert architectures.table()["rows"] == []
@@ -86,3 +109,4 @@ def test_the_overview_shows_the_table(lang, table):
     for r in table["rows"]:
         assert f"data-arch='{r['architecture']}'" in page or f'data-arch="{r["architecture"]}"' in page
     assert page.count("Config().") == len(EXPECTED)
+    assert page.count(t["arch.gap.gated"]) == len(GATED)  # no distance to GELU where the FFN is gated

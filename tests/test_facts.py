@@ -68,7 +68,7 @@ def test_sigmoid_page_states_the_computed_constants(lang):
     # about four significant figures (the minimax beta five: 1.7017, which rounds to 1.702)
     for want in (f"{phi0:.4f}", f"{BETA / 4:.4f}", f"{4 * phi0:.4g}", f"{_scipy_gate_minimax():.4f}",
                  f"{_mp_gate_gap(BETA):.4g}", f"{_mp_gate_gap(_scipy_gate_minimax()):.4g}", f"{_mp_gate_gap(4 * phi0):.4g}",
-                 f"{100 * (BETA / 4 / phi0 - 1):.4g} %"):
+                 f"{100 * (BETA / 4 / phi0 - 1):.4g}%"):
         assert want in gates, want
     x = np.linspace(-8.0, 8.0, 160001)
     gelu = x * special.ndtr(x)
@@ -104,9 +104,114 @@ SLIPS = {  # (lang, page, block): wrong statements issue 19 found
     ("en", "interview", "a.dropout"): "does not depend on x (E[x·m] = p·x)",
     ("zh", "interview", "a.dropout"): "与 x 无关（E[x·m] = p·x）",
 }
+SLIPS_39 = [  # (lang, page, block, wrong statement): what issue 39 found
+    ("en", "story", "bert.text", "rely on the small negative outputs that ReLU cuts off"),
+    ("zh", "story", "bert.text", "模型的权重依赖那些被 ReLU 截掉的小负输出"),
+    ("en", "story", "bert.text", "(it is a close race)"),
+    ("zh", "story", "bert.text", "训练前，两者不相上下"),
+    ("en", "demo", "table.text", "vanish below the format's resolution"),
+    ("zh", "demo", "table.text", "近似误差小于格式的分辨率，于是就看不出来了"),
+    ("en", "interview", "a.tanh_vs_erf", "runs fine with the other"),
+    ("zh", "interview", "a.tanh_vs_erf", "换另一种形式运行没有问题"),
+    ("en", "implementation", "forms.text", "This exact form is PyTorch's default."),
+    ("zh", "implementation", "forms.text", "这是 PyTorch 的默认形式。"),
+    ("en", "interview", "a.why", "**No dead units.**"),
+    ("zh", "interview", "a.why", "**不会出现神经元死亡。**"),
+    ("zh", "bert", "dist.after", "GELU 的大部分工作发生在负半轴"),
+    ("en", "story", "large.text", "in small networks"),
+    ("zh", "story", "large.text", "的小网络上"),
+    ("en", "story", "after.text", "**GPT-2 and GPT-3** compute"),
+    ("zh", "story", "after.text", "**GPT-2 和 GPT-3** 用"),
+    ("en", "overview", "used.text", "**GPT-2** and GPT-3: the tanh"),
+    ("zh", "overview", "used.text", "**GPT-2** 与 GPT-3：用"),
+    ("en", "misconceptions", "note.gelu_lower_loss.unsettled", "(T5: 1.983"),
+    ("zh", "misconceptions", "note.gelu_lower_loss.unsettled", "（T5：65k"),
+    ("en", "interview", "a.ffn_gain", "Shazeer 2020, T5: log-perplexity"),
+    ("zh", "interview", "a.ffn_gain", "Shazeer 2020 的 T5 实验"),
+    ("zh", "ffn", "intro", "本页不讲道理"),
+    ("zh", "gradients", "ride.text", "断崖"),
+    ("en", "gradients", "ride.text", "cliff edge"),
+    ("zh", "story", "after.text", "GELU 活在门控结构之中"),
+    ("zh", "interview", "a.bf16", "冲成"),
+    ("zh", "definition", "bern.text", "以固定概率 p = {keep} 保留"),
+    ("en", "definition", "bern.text", "with a fixed probability p = {keep}"),
+    ("zh", "story", "shape.text", "GELU 就变成了 ReLU"),
+    ("en", "story", "shape.text", "for large |x| GELU becomes ReLU"),
+    ("zh", "demo", "intro", "种子示例"),
+    ("en", "interview", "a.bert", "According to Hugging Face transformers (docstrings in its activations.py)"),
+]
 
 
 @pytest.mark.parametrize("where", sorted(SLIPS))
 def test_slip_is_gone(where):
     lang, page, block = where
     assert SLIPS[where] not in content.text(lang, page)[block]
+
+
+@pytest.mark.parametrize("lang,page,block,slip", SLIPS_39)
+def test_issue_39_slip_is_gone(lang, page, block, slip):
+    assert slip not in content.text(lang, page)[block]
+
+
+def test_readme_names_the_models_whose_ffn_default_is_gelu():
+    """README line 5 listed T5 v1.0, whose FFN activation is ReLU (T5Config's default: the
+    configuration of T5 v1.0; Raffel et al. 2020 use ReLU)."""
+    from pathlib import Path
+
+    import transformers
+
+    intro = Path(__file__).parents[1].joinpath("README.md").read_text(encoding="utf-8").split("\n\n")[1]
+    assert transformers.T5Config().dense_act_fn == "relu" and transformers.T5Config().feed_forward_proj == "relu"
+    assert "default FFN activation" in intro and "T5" not in intro
+
+
+def test_pytorch_s_default_gelu_cancels_for_very_negative_x():
+    """The Implementation page: PyTorch's default (approximate='none') is the exact form computed
+    the 1 + erf way, which cancels: in float64 at x = -10 it returns 0 where x Phi(x) is about
+    -7.6e-23 (mpmath), and the erfc way keeps the value."""
+    import torch
+
+    x = -10.0
+    truth = float(mpmath.mpf(x) * mpmath.ncdf(x))
+    got = float(torch.nn.functional.gelu(torch.tensor(x, dtype=torch.float64)))
+    assert torch.nn.GELU().approximate == "none" and got == 0.0 and truth < -7e-23
+    assert 0.5 * x * special.erfc(-x / math.sqrt(2)) == pytest.approx(truth, rel=1e-12)
+    for lang, words in (("en", "with 1 + erf"), ("zh", "用的是第一种写法 1 + erf")):
+        assert words in content.text(lang, "implementation")["forms.text"]
+
+
+def test_what_rounding_to_16_bits_does_to_each_approximation():
+    """The Python demo's per-form sentence: over all 65,536 inputs of bfloat16 and float16, how
+    many round differently from exact GELU (float64 by SciPy, rounded once by ml_dtypes), and the
+    default table's x where the error survives; the page quotes these counts and lists."""
+    import ml_dtypes
+
+    from gelu_lab.app.pages import demo_parts
+
+    got = demo_parts.sixteen_bit("en")
+    for dtype, short in ((ml_dtypes.bfloat16, "bf16"), (np.float16, "f16")):
+        x = np.arange(1 << 16, dtype=np.uint16).view(dtype).astype(np.float64)
+        x = x[np.isfinite(x)]
+        exact = (x * special.ndtr(x)).astype(dtype)
+        tanh = (0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))).astype(dtype)
+        sig = (x * special.expit(1.702 * x)).astype(dtype)
+        for form, y in (("tanh", tanh), ("sig", sig)):
+            assert got[f"{form}_n_{short}"] == f"{int(np.count_nonzero(y != exact)):,}", (form, short)
+        xs = np.array([-3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0]).astype(dtype).astype(np.float64)
+        e, tt, ss = ((v(xs)).astype(dtype) for v in (lambda t: t * special.ndtr(t),
+                                                     lambda t: 0.5 * t * (1 + np.tanh(math.sqrt(2 / math.pi) * (t + 0.044715 * t**3))),
+                                                     lambda t: t * special.expit(1.702 * t)))
+        assert got[f"tanh_x_{short}"] == ", ".join(f"{v:g}" for v, a, b in zip(xs, tt, e) if a != b)
+        assert got[f"sig_x_{short}"] == ", ".join(f"{v:g}" for v, a, b in zip(xs, ss, e) if a != b)
+    assert got["tanh_x_bf16"] == "-3, -1"  # the bfloat16 table shows the tanh form's error at x = -3 and -1
+    for lang in content.LANGS:
+        text = content.fill(content.text(lang, "demo")["table.text"], **demo_parts.sixteen_bit(lang))
+        assert all(got[k].split(",")[0] in text for k in ("tanh_n_bf16", "tanh_n_f16", "sig_n_bf16", "sig_n_f16", "sig_f16"))
+
+
+def test_bert_s_history_is_cited_to_its_commits():
+    """google-research/bert's first release (fe35475) computed erf; bee6030 switched to tanh."""
+    for lang in content.LANGS:
+        t = content.text(lang, "interview")
+        for sha in ("fe35475", "bee6030"):
+            assert f"`{sha}`" in t["a.bert"] and f"commit/{sha}" in t["sources"], (lang, sha)

@@ -21,9 +21,11 @@ def torch_flow(name, depth, arch, width=16, batch=8, seed=3):
     for ws in weights:
         if arch == "mlp":
             h = act(h @ ws[0])
-        else:
+        elif arch == "preln":
             u = torch.nn.functional.layer_norm(h, (width,), eps=gradflow.LN_EPS)
             h = h + act(u @ ws[0]) @ ws[1]
+        else:  # postln, as BERT: LayerNorm after the residual sum
+            h = torch.nn.functional.layer_norm(h + act(h @ ws[0]) @ ws[1], (width,), eps=gradflow.LN_EPS)
         h.retain_grad()
         hs.append(h)
     ((h * G).sum() / batch).backward()
@@ -44,6 +46,7 @@ def test_depth_is_a_prefix_of_one_stack_and_sigmoid_vanishes():
     deep = gradflow.gradient_flow("sigmoid", 24, "mlp")
     assert deep[0] < 1e-4 < gradflow.gradient_flow("sigmoid", 2, "mlp")[0]
     assert gradflow.gradient_flow("sigmoid", 24, "preln")[0] > 0.1  # the residual path carries it
+    assert gradflow.ARCHS == ("mlp", "preln", "postln")
 
 
 def test_bad_arguments():

@@ -319,3 +319,50 @@ def test_a_check_is_computed_once_per_process(monkeypatch):
     finally:
         iv._checked.cache_clear()
         iv.values.cache_clear()
+
+
+def test_no_exactly_zero_gradient_but_a_tiny_one():
+    """Questions 1 and 10: GELU'(-5), by mpmath, is not zero but about -7e-6."""
+    want = mp_grad(-5)
+    for qid in ("why", "dead_relu"):
+        assert computed(qid)["grad_m5"] == pytest.approx(float(want), rel=1e-12)
+    assert -1e-5 < float(want) < -5e-6
+
+
+def test_the_approximations_in_16_bits_and_in_the_real_bert():
+    """The sigmoid form's peak in float16 steps (mpmath's error over the spacing numpy gives at
+    GELU's value there), and the nearest neighbours the shipped probe kept, read from its file."""
+    from gelu_lab.results import shipped
+
+    x = optimize.minimize_scalar(lambda t: -abs(t * special.expit(1.702 * t) - t * special.ndtr(t)), bounds=(1.5, 3.0), method="bounded",
+                                 options={"xatol": 1e-12}).x
+    err = abs(mpmath.mpf(x) / (1 + mpmath.exp(-1.702 * mpmath.mpf(x))) - mp_gelu(x))
+    steps = float(err) / float(np.spacing(np.float16(float(mp_gelu(x)))))
+    got = {**computed("tanh_vs_erf"), **iv.differ16()}
+    assert got["sigmoid_f16_steps"] == pytest.approx(steps, rel=1e-4) and round(steps) == 10
+    doc = json.loads((shipped.DATA / shipped.FILES["probe"]).read_text(encoding="utf-8"))
+    kept = {w["activation"]: w["nn_top1"] for w in doc["result"]["swaps"] if w["layer"] == "all"}
+    assert (got["tanh_nn"], got["sigmoid_nn"]) == (kept["gelu_tanh"], kept["gelu_sigmoid"]) and kept["gelu_tanh"] > kept["gelu_sigmoid"]
+
+
+def test_the_gated_ffn_keeps_the_parameter_count():
+    """2 d x 4d weights against 3 d x (2/3) 4d; LLaMA-7B's d_ff by its code's rule (hidden_dim =
+    int(2 * 4d / 3), then up to a multiple of 256) and by LlamaConfig's defaults, read again."""
+    import transformers
+
+    g = computed("gated")
+    d = transformers.LlamaConfig().hidden_size
+    assert g["plain_params"] == 2 * 4 and g["gated_params"] == pytest.approx(3 * 8 / 3)
+    assert g["llama_rule"] == 256 * -(-int(8 * d / 3) // 256) == transformers.LlamaConfig().intermediate_size == g["llama_dff"] == 11008
+
+
+def test_post_and_pre_ln_first_layer_gradients_are_torch_s():
+    from gelu_lab.analysis import gradflow
+    from test_gradflow import torch_flow
+
+    g = computed("post_ln")
+    for arch in ("preln", "postln"):
+        for name in ("gelu", "relu"):
+            want = torch_flow(name, gradflow.MAX_DEPTH, arch, width=gradflow.WIDTH, batch=gradflow.BATCH, seed=0)[0]
+            assert g[f"{arch}_{name}"] == pytest.approx(want, rel=1e-9), (arch, name)
+    assert min(g[k] for k in ("preln_gelu", "preln_relu", "postln_gelu", "postln_relu")) > 0.1  # "neither vanishes"

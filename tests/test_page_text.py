@@ -168,19 +168,26 @@ def _rendered(slug: str, lang: str):
 
 
 class _Text(html.parser.HTMLParser):
-    """The text of an HTML file outside script, style and code; and its figures' JSON."""
+    """The text of an HTML file outside script, style, code and formulas; and its figures' JSON."""
 
     def __init__(self):
         super().__init__()
-        self.text, self.figures, self._skip, self._in = [], None, 0, None
+        self.text, self.figures, self._skip, self._in, self._spans = [], None, 0, None, []
 
     def handle_starttag(self, tag, attrs):
-        if tag in ("script", "style", "code", "pre"):
+        english = tag == "span" and dict(attrs).get("lang") == "en"  # an English term beside its Chinese one
+        if tag == "span":
+            self._spans.append(english)
+        if tag in ("script", "style", "code", "pre", "math") or english:
             self._skip += 1
             self._in = "figures" if dict(attrs).get("id") == "figures" else tag
 
     def handle_endtag(self, tag):
-        if tag in ("script", "style", "code", "pre"):
+        if tag == "span":
+            if self._spans and self._spans.pop():
+                self._skip -= 1
+            return
+        if tag in ("script", "style", "code", "pre", "math"):
             self._skip -= 1
             self._in = None
 
@@ -203,6 +210,8 @@ def test_no_report_shows_a_placeholder(fresh_install, tmp_path, lang, capsys):
     assert doc.figures, "the report carries its figures as JSON"
     assert unfilled([("text", "".join(doc.text))]) == []
     assert unfilled(strings(doc.figures, "figures")) == []
+    if lang == "zh":  # the measured tables too: their keys in words or as code, never raw English
+        assert raw_identifiers(t for t in doc.text if t.strip()) == []
 
 
 @pytest.mark.parametrize("lang", content.LANGS)

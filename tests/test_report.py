@@ -69,7 +69,7 @@ def test_report_opens_offline_with_every_section_and_figure(built, browser, lang
     text = acc.inner_text()
     assert summary["impl"] in text and str(summary["max_ulp"]) in text and str(summary["n"]) in text
     assert content.text(lang, "report")["source.both"] in text
-    assert "command: test" in acc.locator("details").inner_text() or acc.locator("details").count() == 1
+    assert f"{content.text(lang, 'report')['key.command']}: test" in acc.locator("details").inner_text() or acc.locator("details").count() == 1
     for key, _, command in report.MEASUREMENTS:
         if key in info["missing"]:
             sec = page.locator(f"section.measurement.missing[data-key={key}]")
@@ -85,10 +85,10 @@ def _section(doc: str, key: str) -> str:
 
 
 def _rows(section: str) -> list[dict]:
-    """The rows of the first table of a section, as {column: cell text}."""
-    head = re.findall(r"<th>(.*?)</th>", section.split("</thead>")[0])
+    """The rows of the first table of a section, as {column key: cell text} (a cell's code tags left out)."""
+    head = re.findall(r'<th data-key="(.*?)">', section.split("</thead>")[0])
     body = section.split("<tbody>")[1].split("</tbody>")[0]
-    return [dict(zip(head, re.findall(r"<td>(.*?)</td>", tr))) for tr in re.findall(r"<tr>(.*?)</tr>", body)]
+    return [dict(zip(head, (re.sub(r"</?code>", "", c) for c in re.findall(r"<td>(.*?)</td>", tr)))) for tr in re.findall(r"<tr>(.*?)</tr>", body)]
 
 
 def test_report_cli_json_and_bad_language(tmp_path, capsys, monkeypatch):
@@ -118,7 +118,7 @@ def test_a_fresh_install_reports_the_shipped_measurements(tmp_path, capsys, monk
     for key, _, _ in report.MEASUREMENTS:
         sec = _section(html, key)
         assert "missing" not in sec.split(">", 1)[0] and w["source.shipped"] in sec, key
-        assert "processor: AMD EPYC" in sec, key  # the provenance of the shipped run
+        assert f"{w['key.processor']}: AMD EPYC" in sec, key  # the provenance of the shipped run, its keys in words
     rows = _rows(_section(html, "accuracy"))  # every shipped sweep (ours, and the frameworks'), with its numbers
     sweeps = [*measured["accuracy"].values(), *shipped.doc("frameworks.json")["accuracy"].values()]
     assert sorted((r["impl"], r["n"], r["max_ulp"]) for r in rows) == sorted((s["impl"], str(s["n"]), str(s["max_ulp"])) for s in sweeps)

@@ -30,7 +30,6 @@ four significant figures, lists joined with the block ``and``).
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 from typing import Callable
@@ -39,9 +38,10 @@ import numpy as np
 
 from .. import numerics as nm
 from ..results.printing import pct  # a share as the note says it (the only value given as text: a percentage)
-
-VERDICTS = ("true", "false", "depends", "unsettled", "untested")
-SOURCES = ("computed", "store", "shipped", "measured")
+from . import model_claims
+from .evidence import SOURCES, VERDICTS  # noqa: F401  (the claims' words: what a verdict and a source may be)
+from .evidence import computed as _computed
+from .evidence import ev as _ev
 
 
 @dataclass(frozen=True)
@@ -49,18 +49,6 @@ class Claim:
     id: str
     evidence: Callable  # (store, measure) -> dict(verdict, figures, note, values, how, source, provenance)
     reads: str | None = None  # the result kind of gelu_lab.results.latest its evidence is; None: computed
-
-
-def _ev(verdict, figures, note, values=None, how=None, source="computed", provenance=None):
-    assert verdict in VERDICTS and source in SOURCES
-    return {"verdict": verdict, "figures": figures, "note": note, "values": values or {}, "how": how,
-            "source": source, "provenance": provenance}
-
-
-def _computed(fn):
-    """Evidence that only gelu_lab and the installed packages decide: computed once per process."""
-    once = functools.cache(fn)
-    return lambda store, measure: once()
 
 
 # --------------------------------------------------------------------------
@@ -149,7 +137,7 @@ def _torch_default():
                {"torch": torch.__version__, "approximate": repr(m.approximate), "y": y, "d_exact": abs(y - exact), "d_tanh": abs(y - tanh)})
 
 
-JAX_HOW = 'pip install -e ".[frameworks]"  # then: python bench/ship_frameworks.py'
+JAX_HOW = 'pip install -e ".[frameworks]" && python bench/ship_frameworks.py'  # two commands, no comment: a page shows it in code
 
 
 def _jax_measured(store):
@@ -400,6 +388,10 @@ CLAIMS = {
         Claim("quick_gelu_is_silu", _computed(_quick_gelu_silu)),
         Claim("relu_half_dead", _relu_half_dead, reads="train"),
         Claim("gelu_lower_loss", _gelu_lower_loss, reads="train"),
+        Claim("t5_gelu", _computed(model_claims.t5_gelu)),
+        Claim("llama_gelu", _computed(model_claims.llama_gelu)),
+        Claim("inputs_standard_normal", model_claims.inputs_standard_normal, reads="probe"),
+        Claim("smooth_deep", _computed(model_claims.smooth_deep)),
     ]
 }
 

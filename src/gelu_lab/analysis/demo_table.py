@@ -37,6 +37,13 @@ def parse_x_list(text: str) -> list[float]:
     return out
 
 
+def visible_errors(dtype: str, xs=DEFAULT_X) -> dict:
+    """{"tanh": [x...], "sigmoid": [x...]}: the x of the table in `dtype` where the form's
+    value, rounded to the dtype, still differs from exact GELU's (its error survives rounding)."""
+    rows = comparison_table(xs, dtype)
+    return {f: [r["x"] for r in rows if r[f"{f}_abs_err"] != 0] for f in ("tanh", "sigmoid")}
+
+
 def comparison_table(xs=DEFAULT_X, dtype: str = "float64") -> list[dict]:
     """Rows of COLUMNS; errors are |approx - exact| in float64 of the dtype's values."""
     fmt = format_of(dtype)

@@ -1,17 +1,19 @@
 """Gradient flow at initialisation through a deep stack, for any activation.
 
-    gradient_flow(name, depth, arch="mlp" | "preln", width=64, batch=128, seed=0)
+    gradient_flow(name, depth, arch="mlp" | "preln" | "postln", width=64, batch=128, seed=0)
 
 returns, for each depth l = 0..L, the RMS of d(loss)/d(h_l), the gradient at the
 input of block l+1 (h_0 is the network input, h_L its output), divided by the
 one at the output. A value far below 1 at l = 0 means the first layers barely
 learn: the gradient vanished on its way down.
 
-Two stacks, both with weights W ~ N(0, 2/fan_in) (He init) and inputs ~ N(0, 1):
+Three stacks, all with weights W ~ N(0, 2/fan_in) (He init) and inputs ~ N(0, 1):
 
     mlp     h_l = act(h_{l-1} W_l)                               (plain MLP)
-    preln   h_l = h_{l-1} + act(LN(h_{l-1}) W1_l) W2_l           (pre-LayerNorm residual FFN, as in GPT-2;
-                                                                  BERT is post-LN; hidden width 4 x width)
+    preln   h_l = h_{l-1} + act(LN(h_{l-1}) W1_l) W2_l           (pre-LayerNorm residual FFN, as in GPT-2)
+    postln  h_l = LN(h_{l-1} + act(h_{l-1} W1_l) W2_l)           (post-LayerNorm residual FFN, as in BERT)
+
+(hidden width 4 x width in both residual stacks; the attention blocks are left out).
 
 A stack of depth L is the first L layers of one fixed MAX_DEPTH stack.
 
@@ -27,7 +29,7 @@ import numpy as np
 
 from .. import activations
 
-ARCHS = ("mlp", "preln")
+ARCHS = ("mlp", "preln", "postln")
 LN_EPS = 1e-12  # BERT's LayerNorm epsilon
 MAX_DEPTH = 24  # BERT-large
 WIDTH, BATCH = 32, 64  # small: the sweep is cheap enough to compute on a page request
@@ -45,7 +47,7 @@ def _layernorm_backward(du, xhat, s):
 
 
 def init_weights(depth: int, width: int, arch: str, seed: int = 0) -> list:
-    """Per layer: [W] for mlp, [W1, W2] for preln; W ~ N(0, 2/fan_in)."""
+    """Per layer: [W] for mlp, [W1, W2] for the residual stacks; W ~ N(0, 2/fan_in)."""
     rng = np.random.default_rng(seed)
 
     def he(fan_in, fan_out):
@@ -75,11 +77,15 @@ def _forward(name: str, arch: str, width: int, batch: int, seed: int, max_depth:
             a = h @ ws[0]
             tape.append((act.grad(a),))
             h = act.fn(a)
-        else:
+        elif arch == "preln":
             u, s = _layernorm(h)
             a = u @ ws[0]
             tape.append((act.grad(a), u, s))
             h = h + act.fn(a) @ ws[1]
+        else:  # postln: the sum first, then its LayerNorm
+            a = h @ ws[0]
+            h, s = _layernorm(h + act.fn(a) @ ws[1])
+            tape.append((act.grad(a), h, s))
     return weights, G, tape
 
 
@@ -98,9 +104,13 @@ def gradient_flow(
     for ws, saved in zip(reversed(weights[:depth]), reversed(tape[:depth])):
         if arch == "mlp":
             g = (g * saved[0]) @ ws[0].T
-        else:
+        elif arch == "preln":
             dact, u, s = saved
             g = g + _layernorm_backward(((g @ ws[1].T) * dact) @ ws[0].T, u, s)
+        else:
+            dact, u, s = saved
+            g = _layernorm_backward(g, u, s)  # through the LayerNorm, then into both paths of the sum
+            g = g + ((g @ ws[1].T) * dact) @ ws[0].T
         norms.append(np.sqrt(np.mean(g * g)))
     norms = np.array(norms[::-1])
     return norms / norms[-1]

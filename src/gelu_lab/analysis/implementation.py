@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import results
 from ..results import jobs, shipped
+from ..results.printing import pct
 from . import accuracy as acc
 from . import errors, fits
 
@@ -136,7 +137,7 @@ def precision_rows(dtype) -> list[dict]:
     for impl, (s, src) in summaries(dtype).items():
         w, c = s["worst"], s["counts"]
         rows.append({"impl": impl, "reference": s["reference"], "source": src, "n": s["n"], "run_id": s.get("run_id", ""),
-                     "max": str(s["max_ulp"]), "at": "—" if w is None else f"{w['x']:.6g}", "wrong": f"{100 * s['frac_wrong']:.3f} %",
+                     "max": str(s["max_ulp"]), "at": "—" if w is None else f"{w['x']:.6g}", "wrong": pct(s["frac_wrong"], 3),
                      "flush": str(c["flush"]), "zsign": str(c["zero_sign"]), "over": str(c["overflow"])})
     return rows
 

@@ -1,5 +1,3 @@
-"""GELU in plain Python, as a blog post writes it: only the math module, no NumPy."""
-
 import math
 
 
@@ -17,7 +15,7 @@ def relu(x):
 
 
 if __name__ == "__main__":
-    print(f"{'x':>5}  {'gelu':<24}{'gelu_tanh':<24}{'|gelu - gelu_tanh|':<24}relu")
+    print(f"{'x':>5}  {'x·Φ(x)':<24}{'tanh ≈':<24}{'|Δ|':<24}max(0, x)")
     for x in [-3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0]:  # (4)
         g, t = gelu(x), gelu_tanh(x)
         print(f"{x:>5}  {g:<24}{t:<24}{abs(g - t):<24}{relu(x)}")  # (5)

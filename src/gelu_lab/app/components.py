@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 
 from dash import dcc, html
 from markdown_it import MarkdownIt
@@ -60,11 +61,22 @@ def _children(node) -> list:
     return out
 
 
+# a sign or an exponent's sign: "-" before a digit, not inside a word, a range or a date ("GPT-2", "2026-12-01")
+_MINUS = re.compile(r"(?<![\w\-./])-(?=\.?\d)|(?<=\de)-(?=\d)")
+
+
+def typeset(text: str) -> str:
+    """Running text as a reader sees it: a computed number's minus sign is the same "−" (U+2212)
+    the content files write, not the hyphen Python prints ("−0.7518", "7.9e−07"). Code keeps its
+    hyphens: only prose text passes through here."""
+    return _MINUS.sub("\u2212", text)
+
+
 def _component(node) -> list:
     """One markdown-it syntax-tree node as a list of Dash components and strings."""
     t = node.type
     if t == "text":
-        return [node.content]
+        return [typeset(node.content)]
     if t == "softbreak":
         return ["\n"]
     if t == "hardbreak":

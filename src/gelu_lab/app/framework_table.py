@@ -35,7 +35,7 @@ def _default(row, t):
 
 
 def _share(frac: float):
-    return "0" if frac == 0 else [full(100 * frac), " %"]
+    return "0" if frac == 0 else [full(100 * frac), "%"]
 
 
 def _cells(row, t, lang):

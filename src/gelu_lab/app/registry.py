@@ -30,6 +30,7 @@ PAGES = [
     Page("demo", "/demo"),
     Page("misconceptions", "/misconceptions"),
     Page("interview", "/interview"),
+    Page("glossary", "/glossary"),
 ]
 
 

@@ -38,6 +38,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..results.files import atomic_write
+from . import report_tables
 from .markup import attributes
 
 LANGS = ("zh", "en")
@@ -133,120 +134,6 @@ class _Writer:
             return href
         path = "/" + href.split("?")[0].strip("/")
         return f"#{self.routes[path]}" if path in self.routes else "#"
-
-
-# --------------------------------------------------------------------------
-# measured results: store first, then the shipped file, else missing
-
-
-def _training(runs: list[dict]) -> list[dict]:
-    """The groups of nn.runs.compare() as the report's table shows them."""
-    from ..nn import runs as R
-
-    return [{"group": g["label"], "verdict": g["verdict"],
-             "rows": [{k: r[k] for k in ("rank", "activation", "n", "mean", "std", "gap", "separated")} for r in g["rows"]],
-             "paired": [{"pair": f"{p['a']} - {p['b']}", **{k: p[k] for k in ("n", "mean", "lo", "hi", "verdict")}} for p in g["paired"]]}
-            for g in R.compare(runs)]
-
-
-def measurement(kind: str, store=None) -> tuple[object, list, str] | None:
-    """(value, [provenance], source) of one measurement, or None when it was never made.
-
-    source: "store", "shipped", or "both" (a list of sweeps or runs read from each).
-    store: as :func:`gelu_lab.results.latest` takes it.
-    """
-    from .. import results
-
-    got = results.latest(kind, store=store)
-    if got is None:
-        return None
-    if kind not in ("accuracy", "train"):
-        return (got.value["rows"] if kind == "bench" else got.value), [got.provenance], got.source
-    items = got.value  # every sweep or run, each saying where it came from
-    sources = {i["source"] for i in items}
-    source = sources.pop() if len(sources) == 1 else "both"
-    provs = [i["provenance"] for i in items]
-    if kind == "train":
-        value = _training(items)
-        return (value, provs, source) if value else None
-    return [{k: v for k, v in i.items() if k not in ("source", "provenance", "key")} for i in items], provs, source
-
-
-_BIG = 24  # lists longer than this are summarised, not printed
-
-
-def _fmt(v) -> str:
-    if isinstance(v, float):
-        return f"{v:.6g}"
-    return str(v)
-
-
-def _flat(v) -> bool:
-    return not isinstance(v, (dict, list))
-
-
-def table_html(value, w: dict, depth: int = 0) -> str:
-    """Any JSON document as HTML: a list of flat dicts is one table; a list of dicts with
-    nested parts is one block per item (its scalars on a line, then its parts); a dict is
-    a key/value table. Long lists of numbers are counted, not printed; depth is capped."""
-    if isinstance(value, list) and value and all(isinstance(r, dict) for r in value):
-        cols = [k for k in dict.fromkeys(k for r in value for k in r) if all(_flat(r.get(k)) for r in value)]
-        # rows with many numbers (per-layer statistics) are a table, their nested parts
-        # (histograms) left out; rows that are mostly nested parts (groups) are blocks
-        if len(cols) >= 4 or all(_flat(v) for r in value for v in r.values()):
-            head = "".join(f"<th>{html.escape(str(c))}</th>" for c in cols)
-            body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(r.get(c, '')))}</td>" for c in cols) + "</tr>" for r in value[:200])
-            more = f'<p class="muted">({len(value) - 200} {w["more"]})</p>' if len(value) > 200 else ""
-            return f'<div class="wide"><table class="values"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{more}'
-        blocks = []
-        for r in value[:40]:
-            line = " · ".join(f"<b>{html.escape(str(k))}</b>: {html.escape(_fmt(v))}" for k, v in r.items() if _flat(v))
-            parts = table_html({k: v for k, v in r.items() if not _flat(v)}, w, depth + 1) if depth < 3 else ""
-            blocks.append(f'<div class="item"><p>{line}</p>{parts}</div>')
-        return "".join(blocks)
-    if isinstance(value, dict):
-        rows = []
-        for k, v in value.items():
-            if not _flat(v) and depth >= 3:
-                continue
-            if isinstance(v, list) and len(v) > _BIG and not all(isinstance(x, dict) for x in v):
-                cell = f"({len(v)} {w['values']})"
-            elif not _flat(v):
-                cell = table_html(v, w, depth + 1)
-            else:
-                cell = html.escape(_fmt(v))
-            rows.append(f"<tr><th>{html.escape(str(k))}</th><td>{cell}</td></tr>")
-        return f'<table class="values kv">{"".join(rows)}</table>'
-    if isinstance(value, list):
-        return html.escape(", ".join(_fmt(x) for x in value[:_BIG]))
-    return html.escape(_fmt(value))
-
-
-def _provenance_html(provs: list, w: dict) -> str:
-    seen, items = set(), []
-    for p in provs:
-        line = " · ".join(f"{k}: {v}" for k, v in p.items() if not isinstance(v, (dict, list))) if isinstance(p, dict) else str(p)
-        if line and line not in seen:
-            seen.add(line)
-            items.append(f"<li>{html.escape(line)}</li>")
-    return f'<details class="provenance"><summary>{w["provenance"]}</summary><ul>{"".join(items[:20])}</ul></details>' if items else ""
-
-
-def measurements_html(store, w: dict) -> tuple[str, list[str]]:
-    parts, missing = [], []
-    for key, kind, command in MEASUREMENTS:
-        got = measurement(kind, store)
-        head = f'<h2 id="m-{key}">{html.escape(w[key])}</h2>'
-        if got is None:
-            missing.append(key)
-            parts.append(f'<section class="card measurement missing" data-key="{key}">{head}<p>{w["missing"]} <code>{html.escape(command)}</code></p></section>')
-            continue
-        value, provs, source = got
-        parts.append(
-            f'<section class="card measurement" data-key="{key}">{head}<p class="muted">{w["source." + source]}</p>'
-            f"{table_html(value, w)}{_provenance_html(provs, w)}</section>"
-        )
-    return "".join(parts), missing
 
 
 # --------------------------------------------------------------------------
@@ -367,7 +254,7 @@ def build(out="gelu-lab.html", lang: str = "zh", store=None, progress: bool | No
             toc.append(f'<li><a href="#page-{p.slug}">{html.escape(shell[f"nav.{p.slug}"])}</a> — {html.escape(shell[f"q.{p.slug}"])}</li>')
             bar.update()
         bar.set_postfix_str("measurements")
-        meas, missing = measurements_html(store, w)
+        meas, missing = report_tables.measurements_html(MEASUREMENTS, store, lang)
         toc.append(f'<li><a href="#measured">{w["measured"]}</a></li>')
         bar.update()
         bar.set_postfix_str("assets")

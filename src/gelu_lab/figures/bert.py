@@ -86,3 +86,22 @@ def sentence_figure(curves: list[dict], labels: dict) -> go.Figure:
     shapes = [{"type": "line", "x0": 0, "x1": 0, "y0": 0, "y1": 1, "yref": "paper", "line": {"color": NEUTRAL, "width": 1, "dash": "dot"}}]
     return figure(traces, labels["title"], height=340, hovermode="closest", shapes=shapes,
                   xaxis={**axis(labels["x"]), "range": [-6, 4]}, yaxis=axis(labels["y"]))
+
+
+def damage_figure(rows: list[dict], names: dict, labels: dict) -> go.Figure:
+    """What a swap costs the model against how far the swapped curve is from GELU, both on log
+    axes: per activation (rows from analysis.swaps.damage) one point for 1 − mean cosine and
+    one for the share of nearest neighbours lost (a share of 0 cannot sit on a log axis and
+    is left out). names[act]: point label. labels: title, x, y, cos, nn."""
+    traces = []
+    for key, symbol in (("cos_gap", "circle"), ("nn_lost", "diamond")):
+        pts = [r for r in rows if r[key] > 0]
+        traces.append({"type": "scatter", "x": [r["max_dev"] for r in pts], "y": [r[key] for r in pts], "name": labels["cos" if key == "cos_gap" else "nn"],
+                       "mode": "lines+markers+text" if key == "cos_gap" else "lines+markers", "text": [names[r["activation"]] for r in pts],
+                       # the end points' labels lean inwards, so none is cut off at the plot's edge
+                       "textposition": ["top right" if i == 0 else "top left" if i == len(pts) - 1 else "top center" for i in range(len(pts))],
+                       "line": {"color": COLORS["gelu"] if key == "cos_gap" else NEUTRAL, "width": 1.5,
+                                                             "dash": "solid" if key == "cos_gap" else "dot"},
+                       "marker": {"size": 10, "symbol": symbol}})
+    return figure(traces, labels["title"], height=380, left=72, hovermode="closest",
+                  xaxis=axis(labels["x"], type="log", exponentformat="power"), yaxis=axis(labels["y"], type="log", exponentformat="power"))

@@ -150,13 +150,45 @@ def _lower_loss(f, t):
                   yaxis=axis(t["fig.lower.y"]), shapes=[_threshold(0.0, "0")])
 
 
+def _ks(f, t):
+    """Per layer of the BERT probe: the KS distance of GELU's inputs to N(0, 1) and to the fitted normal."""
+    x = [L["layer"] for L in f["layers"]]
+    return curves_figure(x, [(t["fig.ks.std"], [L["ks_std_normal"] for L in f["layers"]], "relu"),
+                             (t["fig.ks.fit"], [L["ks_fitted_normal"] for L in f["layers"]], "gelu")],
+                         {"title": t["fig.ks"], "x": t["fig.ks.x"], "y": "KS"}, threshold=(f["ks_far"], f"{f['ks_far']:g}"))
+
+
+def _deep(f, t):
+    """The first-layer gradient of each stack (groups) and activation (bars), on a log axis."""
+    rows = f["first_layer"]
+    names = ("gelu", "relu", "sigmoid")
+    traces = [{"type": "bar", "x": [t.get(f"str.{r['arch']}", r["arch"]) for r in rows], "y": [r[n] for r in rows], "name": t["names"].get(n, n),
+               "marker": {"color": COLORS.get(n, NEUTRAL)}} for n in names]
+    return figure(traces, t["fig.deep"], height=HEIGHT + 30, hovermode="closest", barmode="group",
+                  yaxis=axis("", type="log", exponentformat="power"), shapes=[_threshold(f["kept"], f"{f['kept']:g}")],
+                  legend={"orientation": "h", "y": -0.25, "yanchor": "top", "x": 0, "font": {"size": 11}}, margin={"l": 55, "r": 15, "t": 50, "b": 80})
+
+
+def _named(title_key: str, keys: tuple):
+    """The activations a model's config names (the figures' `keys`), each drawn beside exact GELU."""
+    def fig(f, t):
+        names = [activations.canonical(f[k]) for k in keys]
+        x = np.linspace(-4, 4, 321)
+        drawn = list(dict.fromkeys([*names, "gelu"]))
+        return curves_figure(x, [(t["names"].get(n, n), activations.get(n).fn(x), n) for n in drawn], {"title": t[title_key], "x": "x", "y": "y"})
+
+    return fig
+
+
 QUICK = ("gelu_sigmoid", "silu", "gelu")  # the activations the quick-GELU figure draws
-NAMED = ("gelu_tanh", "gelu_sigmoid", "silu", "gelu")  # the activations whose labels t["names"] must hold
+NAMED = ("gelu_tanh", "gelu_sigmoid", "silu", "gelu", "relu", "sigmoid")  # the activations whose labels t["names"] must hold
 _FIGURES = {
     "values": _values, "monotonic": _monotonic, "random": _random,
     "tanh_error_below_0.003": _error("tanh"), "sigmoid_error_below_0.003": _error("sigmoid"),
     "tanh_much_faster": _speed, "tends_to_relu": _limit, "relu_at_infinity": _infinity,
     "quick_gelu_is_silu": _quick, "relu_half_dead": _dead, "gelu_lower_loss": _lower_loss,
+    "inputs_standard_normal": _ks, "smooth_deep": _deep,
+    "t5_gelu": _named("fig.t5", ("v1_0_activation", "v1_1_activation")), "llama_gelu": _named("fig.llama", ("hidden_act",)),
 }
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import activations
 from ..results import latest
-from ..results.printing import fixed
+from ..results.printing import fixed, pct
 from . import ffn as block
 from . import runs as R
 from . import train_job
@@ -45,7 +45,7 @@ def live(act: str, sigma: float) -> dict:
     xs = np.linspace(-lim, lim, 401)
     density, edges = np.histogram(b["h"], bins=80, range=(-lim, lim), density=True)
     return {"centers": np.round(0.5 * (edges[1:] + edges[:-1]), 5), "density": np.round(density, 5), "xs": xs, "ys": activations.get(act).fn(xs),
-            "readouts": [f"{100 * b['dead']:.1f} %", f"{100 * b['near_dead']:.1f} %", f"{100 * b['pre_neg']:.1f} %",
+            "readouts": [pct(b["dead"]), pct(b["near_dead"]), pct(b["pre_neg"]),
                          fixed(b["linearity"], 4), fixed(b["pre_std"], 3)]}
 
 

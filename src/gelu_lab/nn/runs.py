@@ -12,12 +12,12 @@ the CLI, the app and the tests share one code path.
 ``compare`` answers "which activation wins": per group of runs that differ
 only in activation and seed, the final val loss of each activation as
 mean +- sample std over seeds, the ranking, and for each activation whether
-its gap to the best one is larger than the seed-to-seed spread
-(|mean_a - mean_best| > std_a + std_best, i.e. the 1-sigma bands do not
-overlap). With one seed the spread is unknown and nothing is "separated".
-Runs with the same seed share init and batches, so ``behind`` also counts the
-seeds in which an activation ends behind the best one ("2/2": in every seed),
-a paired view the unpaired spread test is blind to.
+its gap to the best one is larger than the seed-to-seed noise: runs with the
+same seed share init and batches, so the per-seed differences to the best get
+a paired 95 % t interval, and "separated" means it excludes 0 (the same test as
+every GELU-against-X verdict). With fewer than two shared seeds the noise is
+unknown and nothing is "separated". ``behind`` counts the seeds in which an
+activation ends behind the best one ("2/2": in every seed).
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def paired_line(p: dict) -> str:
 
 def verdict(rows: list[dict]) -> str:
     """One sentence, the CLI's (the page words results.runsets.verdict_parts in its language):
-    who wins and whether the gaps exceed the seed spread."""
+    who wins and whether the gaps exceed the seed-to-seed noise."""
     v = verdict_parts(rows)
     if v is None:
         return ""
@@ -87,11 +87,11 @@ def verdict(rows: list[dict]) -> str:
     if v["kind"] == "only":
         return f"only {best} was run"
     if v["kind"] == "one_seed":
-        return f"{best} is lowest, but with one seed the seed-to-seed spread is unknown"
+        return f"{best} is lowest, but with one seed the seed-to-seed noise is unknown"
     if v["kind"] == "wins":
-        return f"{best} wins; every gap is larger than the seed-to-seed spread"
+        return f"{best} wins; every gap is larger than the seed-to-seed noise"
     tail = "; paired by seed, it is ahead of them in every seed" if v["ahead"] else ""
-    return f"{best} is lowest, but within the seed spread of {', '.join(v['close'])}: not a clear win over them" + tail
+    return f"{best} is lowest, but within the seed-to-seed noise of {', '.join(v['close'])}: not a clear win over them" + tail
 
 
 # --- series for the figures ------------------------------------------------------

@@ -50,8 +50,9 @@ def sig(v, digits: int = 4) -> str:
 
 
 def pct(v, digits: int = 1) -> str:
-    """A share in [0, 1] as a percentage with `digits` decimals: 0.8413 -> '84.1 %'."""
-    return f"{100 * float(v):.{digits}f} %"
+    """A share in [0, 1] as a percentage with `digits` decimals: 0.8413 -> '84.1%' (no space:
+    Chinese typography writes 95%, and English may; one way for both languages)."""
+    return f"{100 * float(v):.{digits}f}%"
 
 
 def fmt_number(v, digits: int = 10) -> str:

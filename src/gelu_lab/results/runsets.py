@@ -64,8 +64,10 @@ def paired(a: dict, b: dict, level: float = 0.95) -> dict:
 
 
 def compare_group(runs: list[dict], metric=final_loss) -> list[dict]:
-    """Rows per activation, best first: n, mean, std, rank, gap to best, separated from best,
-    per_seed {seed: value}."""
+    """Rows per activation, best first: n, mean, std, rank, gap to best, per_seed {seed: value},
+    and whether it is separated from the best: the paired 95 % interval of its per-seed
+    difference to the best (:func:`paired`, the one test every verdict on the page uses)
+    excludes 0. With fewer than two shared seeds nothing is separated."""
     by_act: dict[str, dict[int, float]] = {}
     for run in runs:
         v = metric(run)
@@ -83,10 +85,11 @@ def compare_group(runs: list[dict], metric=final_loss) -> list[dict]:
     for i, r in enumerate(rows, 1):
         r["rank"] = i
         r["gap"] = r["mean"] - best["mean"]
-        spread = r["std"] + best["std"]
-        r["spread"] = spread
-        r["separated"] = bool(i > 1 and math.isfinite(spread) and r["gap"] > spread)
-        # paired by seed (same init and batches): in how many shared seeds is it behind the best?
+        r["spread"] = r["std"] + best["std"]  # the 1-sigma bands, shown by the CLI
+        # paired by seed (same init and batches): the interval of the difference to the best, and
+        # in how many shared seeds it is behind
+        r["paired"] = paired(r["per_seed"], best["per_seed"]) if i > 1 else None
+        r["separated"] = bool(i > 1 and r["paired"]["verdict"] == "larger")
         shared = sorted(set(r["per_seed"]) & set(best["per_seed"]))
         r["behind"] = f"{sum(r['per_seed'][k] > best['per_seed'][k] for k in shared)}/{len(shared)}" if i > 1 else ""
     return rows
@@ -95,7 +98,7 @@ def compare_group(runs: list[dict], metric=final_loss) -> list[dict]:
 def verdict_parts(rows: list[dict]) -> dict | None:
     """What the one-sentence verdict on a compare_group says, as data (the CLI and the page word
     it): {"kind": "only" | "one_seed" | "wins" | "close", "best": activation, "close": [the
-    activations within the seed spread of the best], "ahead": the best is ahead of each of them
+    activations within the seed-to-seed noise of the best], "ahead": the best is ahead of each of them
     in every shared seed, paired}; None without rows."""
     if not rows:
         return None

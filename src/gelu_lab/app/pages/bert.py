@@ -13,7 +13,7 @@ from dash import Input, Output, State, callback, dcc, html, no_update
 from ... import activations
 from ...figures import bert as figs
 from ...nn import probe_view as data
-from .. import content
+from .. import content, swap_view
 from ..components import dropdown, fmt, full, graph, md, message, more, prose, section, sig, values_table
 from ..state import Param
 
@@ -80,7 +80,7 @@ def layout(state, lang):
     names = _names(lang)
     d = data.stored()
     res = d["result"]
-    v = data.quoted(res)
+    v = swap_view.quoted(res)
     return html.Div(
         [
             html.H1(t["title"]),
@@ -95,6 +95,7 @@ def layout(state, lang):
                 dropdown("bert-metric", t["label.metric"], [{"label": t[f"col.{m}"], "value": m} for m in METRICS], state["metric"]),
                 graph("bert-drift", drift(res, state["metric"], names, t)),
                 md(content.fill(t["swap.after"], **v)),
+                swap_view.figure(res, lang, t, "bert-damage"),
             ),
             section(html.H2(t["prec.h"]), md(content.fill(t["prec.text"], **v)), precision_table(res, t)),
             section(

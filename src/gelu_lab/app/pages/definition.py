@@ -27,7 +27,7 @@ def _numbers() -> dict:
     that gets through, what comes out, and GELU's minimum (how far below 0 a negative score can come out)."""
     g = theory.gate_table([1.0, 0.0, -1.0])
     kp = theory.key_points()
-    pct = [f"{sig(100 * p)} %" for p in g["Phi"]]
+    pct = [f"{sig(100 * p)}%" for p in g["Phi"]]
     return {"keep": f"{theory.DROPOUT_KEEP:g}", "phi1": pct[0], "phi0": pct[1], "phim1": pct[2],
             "out1": sig(g["gelu"][0]), "outm1": sig(g["gelu"][2]), "gelu_min": sig(kp["gelu_min"]), "x_min": sig(kp["grad_root"])}
 

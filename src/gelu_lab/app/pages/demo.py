@@ -11,21 +11,18 @@ its limits and says, in the reader's language, what it refused.
 
 from __future__ import annotations
 
-import functools
-import inspect
 import math
-from pathlib import Path
 
 import numpy as np
 from dash import Input, Output, State, callback, dcc, html, no_update
 
-from ... import core, numerics
-from ...analysis import demo_table as T, seed_demo
+from ...analysis import demo_table as T
 from ...figures import demo as figs
 from ...floats import FORMATS
 from ...results.printing import emit
 from .. import content
-from ..components import full, graph, md, message, more, section, sig, superscript, values_table
+from ..components import full, graph, md, message, section, values_table
+from . import demo_parts as parts
 from ..custom_box import TextParam
 from ..state import Param, inputs
 
@@ -35,9 +32,6 @@ DEFAULT_TEXT = ", ".join(f"{v:g}" for v in T.DEFAULT_X)
 X = TextParam("x", DEFAULT_TEXT)
 DTYPE = Param("dtype", "float64", choices=tuple(sorted(FORMATS, key=lambda n: -FORMATS[n].p)))
 PARAMS = [X, DTYPE]
-# the code behind each column, shown as it is (inspect), so the page cannot drift from it
-SOURCES = (T.comparison_table, core.gelu, numerics.gelu_exact, numerics.gelu_tanh, numerics.gelu_sigmoid)
-TOL = 1e-6  # the relative error the tail section asks about
 
 
 def _is_number(s: str) -> bool:
@@ -100,56 +94,10 @@ def csv_text(xs, dtype: str) -> str:
     return emit(T.comparison_table(xs, dtype), T.COLUMNS, "csv") + "\n"
 
 
-@functools.cache
-def _sources() -> list[tuple[str, str]]:
-    return [(f"{f.__module__}.{f.__qualname__}", inspect.getsource(f)) for f in SOURCES]
-
-
-def _code_block(id: str, code: str) -> html.Div:
-    return html.Div([dcc.Clipboard(target_id=id, className="copy", title="copy"), html.Pre(code, id=id, className="code")], className="code-box", id=f"{id}-box")
-
-
 def _table(table_rows, t: dict) -> html.Table:
     # about 4 significant figures, the full value on hover (the CSV has every digit)
     body = [html.Tr([html.Td(full(r[c])) for c in T.COLUMNS]) for r in table_rows]
     return values_table([t[f"col.{c}"] for c in T.COLUMNS], body, id="demo-table-el")
-
-
-@functools.cache
-def seed_source() -> str:
-    """The seed demo exactly as the file the tests run."""
-    return Path(seed_demo.__file__).read_text(encoding="utf-8")
-
-
-def _seed_section(t: dict) -> html.Section:
-    agree, at = T.seed_agreement()
-    return section(
-        html.H2(t["seed.h"]),
-        md(t["seed.text"]),
-        _code_block("demo-seed", seed_source()),
-        md(t["seed.notes"], id="demo-seed-notes"),
-        md(content.fill(t["seed.agree"], agree=sig(agree), at=sig(at))),
-    )
-
-
-def _tail_section(t: dict) -> html.Section:
-    rows = T.tail_table()
-    cols = T.TAIL_COLUMNS
-    body = [html.Tr([html.Td([full(100 * r[c]), " %"] if c.endswith("rel_err") else full(r[c])) for c in cols]) for r in rows]
-    zero, rel = T.seed_zero_edge(), T.seed_rel_edge(TOL)
-    first0 = next(r for r in rows if r["seed"] == 0)  # the example the text explains relative error with
-    fill = {"zero_edge": sig(zero), "rel_edge": sig(rel), "tol": "10" + superscript(round(np.log10(TOL))), "step": f"1/{round(1 / T.SCAN_STEP)}",
-            "gap": sig(1 - np.nextafter(1.0, 0.0)), "x0": sig(first0["x"]), "true0": sig(first0["true"]), "abs0": sig(abs(first0["seed"] - first0["true"]))}
-    labels = {k: t[f"tail.fig.{k}"] for k in ("title", "x", "y", "err", "seed", "gelu_lab")}
-    return section(
-        html.H2(t["tail.h"]),
-        md(content.fill(t["tail.text"], **fill)),
-        md(content.fill(t["tail.relerr"], **fill)),
-        values_table([t[f"tcol.{c}"] for c in cols], body, id="demo-tail-el"),
-        md(content.fill(t["tail.edges"], **fill)),
-        graph("demo-tail-fig", figs.tail_figure(T.seed_tail_curve(), zero, rel, TOL, labels)),
-        more(t["tail.more.h"], md(t["tail.more"]), id="demo-more-tail"),
-    )
 
 
 def view(xs, dtype: str, t: dict):
@@ -174,10 +122,10 @@ def layout(state, lang):
         [
             html.H1(t["title"]),
             md(t["intro"]),
-            _seed_section(t),
+            parts.seed_section(t),
             section(
                 html.H2(t["table.h"]),
-                md(content.fill(t["table.text"], max=str(MAX_VALUES), chars=str(MAX_CHARS), f16max=f"{float(np.finfo(np.float16).max):g}")),
+                md(content.fill(t["table.text"], max=str(MAX_VALUES), chars=str(MAX_CHARS), f16max=f"{float(np.finfo(np.float16).max):g}", **parts.sixteen_bit(lang))),
                 html.Div(
                     [
                         html.Div([html.Label(t["label.x"], htmlFor="demo-x", className="control-label"),
@@ -193,16 +141,16 @@ def layout(state, lang):
                 dcc.Download(id="demo-csv"),
                 graph("demo-fig", fig),
             ),
-            _tail_section(t),
+            parts.tail_section(t),
             section(
                 html.H2(t["code.h"]),
                 md(t["code.text"]),
-                _code_block("demo-snippet", code),
+                parts.code_block("demo-snippet", code),
                 md(t["code.cli"]),
-                _code_block("demo-cli", cli),
+                parts.code_block("demo-cli", cli),
                 html.H3(t["source.h"]),
                 md(t["source.text"]),
-                *[html.Details([html.Summary(html.Code(name)), _code_block(f"demo-src-{i}", src)]) for i, (name, src) in enumerate(_sources())],
+                *parts.sources(lang),
             ),
         ]
     )

@@ -38,7 +38,7 @@ def verdict(d: dict, t: dict, lang: str) -> str:
 
 
 def rows_verdict(rows: list[dict], t: dict, lang: str) -> str:
-    """The sentence under the results table: who is lowest and whether the gaps exceed the seed spread, in words."""
+    """The sentence under the results table: who is lowest and whether the gaps exceed the seed-to-seed noise, in words."""
     v = R.verdict_parts(rows)
     if v is None:
         return ""

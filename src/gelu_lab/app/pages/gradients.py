@@ -44,7 +44,7 @@ def flow(depth: int, lang: str):
     t = content.text(lang, "gradients")
     flows = {arch: {n: gradflow.gradient_flow(n, depth, arch) for n in FLOW_ACTS} for arch in gradflow.ARCHS}
     names = {n: content.label(n, lang) for n in FLOW_ACTS}
-    fig = figs.flow_figure(flows, names, {k: t[f"flow.{k}"] for k in ("mlp", "preln", "layer", "ratio")})
+    fig = figs.flow_figure(flows, names, {k: t[f"flow.{k}"] for k in (*gradflow.ARCHS, "layer", "ratio")})
     vals = [sig(flows[arch][n][0]) for arch in gradflow.ARCHS for n in FLOW_ACTS]
     return fig, vals
 

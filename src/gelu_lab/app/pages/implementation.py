@@ -9,15 +9,13 @@ per dtype; throughput against the memory roofline; the reader's own activation. 
 
 from __future__ import annotations
 
-import inspect
-
 from dash import Input, Output, State, callback, dcc, html, no_update
 
 from ... import numerics as nm
 from ...analysis import accuracy as acc
 from ...analysis import fits
 from ...analysis import implementation as data
-from .. import content, custom_box, framework_table, job_box
+from .. import content, custom_box, framework_table, job_box, source_code
 from . import implementation_parts as parts
 from ..components import dropdown, graph, md, message, more, number, prose, radio, readout, readouts, section, slider
 from ..state import Param, inputs
@@ -78,11 +76,12 @@ def layout(state, lang):
     err_labels = [f"{content.label(f, lang)} · {t['read.' + k]}" for f in data.FORMS for k in ("max", "at", "rel", "relat")]
     const_labels = [f"{t['fit.form.' + f]} · {t['read.' + k]}" for f in ("tanh", "sigmoid") for k in ("max", "at", "classic")]
     impl = dropdown("implementation-acc-impl", t["label.impl"], [{"label": parts.impl_name(i, t), "value": i} for i in IMPLS], IMPLS[0])
-    code = "\n\n".join(inspect.getsource(f) for f in (nm.gelu_exact, nm.gelu_tanh, nm.gelu_sigmoid))  # the library's own float64 code
+    # the library's own float64 code, each function with what it does in the reader's language
+    code = [c for f in (nm.gelu_exact, nm.gelu_tanh, nm.gelu_sigmoid) for c in (md(source_code.caption(f, lang)), html.Pre(html.Code(source_code.bare(f)), className="code"))]
     return html.Div([
         html.H1(t["title"]),
         md(t["intro"]),
-        section(html.H2(t["forms.h"]), md(t["forms.text"]), more(t["forms.library"], html.Pre(html.Code(code), className="code")),
+        section(html.H2(t["forms.h"]), md(t["forms.text"]), more(t["forms.library"], *code),
                 html.H3(t["gist.h"]), md(gist, id="implementation-gist"), gist_table, id="implementation-forms"),
         section(
             html.H2(t["err.h"]), md(t["err.text"]),

@@ -10,6 +10,7 @@ from ... import activations
 from ...analysis import theory
 from ...figures import relu as figs
 from ...figures import span
+from ...results.printing import pct
 from .. import content
 from ..components import family_table, fmt, graph, md, message, readout, readouts, section, sig, slider
 from ..state import Param, inputs
@@ -36,7 +37,7 @@ def _table(lang):
 def dead(mu, sigma, t):
     d = theory.dead_units(mu, sigma)
     labels = {k: t[f"dead.{k}"] for k in ("title", "relu", "gelu", "grad", "count")}
-    return figs.dead_unit_figure(d["relu_grad"], d["gelu_grad"], labels), [f"{100 * d['relu_zero']:.1f} %", f"{100 * d['gelu_zero']:.1f} %"]
+    return figs.dead_unit_figure(d["relu_grad"], d["gelu_grad"], labels), [pct(d["relu_zero"]), pct(d["gelu_zero"])]
 
 
 def layout(state, lang):

@@ -32,7 +32,7 @@ def _numbers() -> dict:
     return {
         "beta": f"{nm.SIGMOID_BETA:g}",
         "phi_slope": fmt(g["phi_slope"]), "sig_slope": fmt(g["sig_slope"]),
-        "steeper": f"{sig(100 * (g['sig_slope'] / g['phi_slope'] - 1))} %",
+        "steeper": f"{sig(100 * (g['sig_slope'] / g['phi_slope'] - 1))}%",
         "slope_beta": sig(g["slope_beta"]), "slope_gap": sig(g["slope_gap"]),
         "gate_beta": sig(g["gate_beta"], 5),  # five figures: 1.7017, which rounds to 1.702
         "gate_gap": sig(g["gate_gap"]), "gap": sig(g["gap"]), "best": sig(best), "dist": sig(dist),

@@ -16,7 +16,7 @@ from ...figures import ffn as ffn_figs
 from ...floats import FORMATS, ulp_of
 from ...nn import ffn_view, probe_view
 from ...results.printing import pct
-from .. import content, registry
+from .. import content, registry, swap_view
 from ..components import graph, md, section, sig
 from ..state import href
 
@@ -34,7 +34,8 @@ STEPS = [
     ("folklore", ["misconceptions"]),
 ]
 # popular claims about GELU; the story lists those the Misconceptions page finds false or not settled
-FOLKLORE = ("monotonic", "random", "quick_gelu_is_silu", "torch_default_tanh", "tanh_much_faster", "relu_half_dead", "gelu_lower_loss")
+FOLKLORE = ("monotonic", "random", "quick_gelu_is_silu", "torch_default_tanh", "tanh_much_faster", "relu_half_dead", "gelu_lower_loss",
+            "t5_gelu", "llama_gelu", "inputs_standard_normal", "smooth_deep")
 
 
 def signed(v) -> str:
@@ -46,9 +47,22 @@ def _decision():
     return ffn_view.decision(ffn_view.pool()[0])
 
 
+def setups(lang: str, t: dict, points: list[dict]) -> str:
+    """The experiment's setups (width and init) grouped by what GELU − ReLU did there: within
+    the seed-to-seed noise, GELU ahead, ReLU ahead; one sentence (step 4 ends with it, step 6
+    points back to it)."""
+    said = {"within": [], "gelu": [], "relu": []}
+    for p in sorted(points, key=lambda p: (p["fc"], p["width"])):
+        who = "within" if p["verdict"] != "larger" else ("gelu" if p["mean"] < 0 else "relu")
+        said[who].append(content.fill(t["small.setup"], width=str(p["width"]), init=t.get(f"small.short.{p['fc']}", p["fc"])))
+    parts = [content.fill(t[f"small.where.{k}"], setups=content.join(v, lang)) for k, v in said.items() if v]
+    sep = "；" if lang == "zh" else "; "
+    return content.fill(t["small.summary"], parts=sep.join(parts))
+
+
 def _ffn(lang: str, t: dict, d: dict | None) -> dict:
     if d is None:
-        return {"ffn": t["small.none"], "trends": "", "silu": ""}
+        return {"ffn": t["small.none"], "trends": "", "silu": "", "setups": ""}
     r, c = d["relu"], d["c"]
     silu = next((p for p in d["pairs"] if p["b"] == "silu"), None)
     sep = "；" if lang == "zh" else "; "
@@ -61,6 +75,7 @@ def _ffn(lang: str, t: dict, d: dict | None) -> dict:
         "ffn": content.fill(t["small.result"], mean=signed(r["mean"]), lo=signed(r["lo"]), hi=signed(r["hi"]), n=str(r["n"]), verdict=t[f"small.{r['verdict']}"],
                             layers=str(c["n_layer"]), width=str(c["n_embd"]), steps=str(c["steps"]), params=sig(c["params"])),
         "trends": "\n".join(f"- {x}" for x in trends),
+        "setups": setups(lang, t, d["trend"]) if d["trend"] else "",
         "silu": content.fill(t["which.silu"], mean=signed(silu["mean"]), lo=signed(silu["lo"]), hi=signed(silu["hi"]),
                              verdict=t[f"small.{silu['verdict']}"]) if silu else "",
     }
@@ -79,7 +94,7 @@ def numbers(lang: str, t: dict, decision: dict | None = None) -> dict:
         "tanh_err": sig(tanh_err, 2), "tanh_at": sig(tanh_at, 3),
         # the float16 spacing at GELU's value there, as analysis.forms measures an error in steps
         "f16_half": sig(float(ulp_of(numerics.gelu_exact(tanh_at), FORMATS["float16"])) / 2, 2),
-        **_ffn(lang, t, decision if decision is not None else _decision()), **probe_view.quoted(probe_view.stored()["result"]),
+        **_ffn(lang, t, decision if decision is not None else _decision()), **swap_view.quoted(probe_view.stored()["result"]),
     }
 
 
@@ -119,7 +134,8 @@ def layout(state, lang):
     t, shell = content.text(lang, "story"), content.text(lang, "shell")
     d = _decision()
     v = numbers(lang, t, d)
-    shown = {"shape": _shape_figure(t, lang), "small": _trend_figure(t, d), "folklore": _folklore(lang, t)}  # below a step's text
+    shown = {"shape": _shape_figure(t, lang), "small": _trend_figure(t, d), "folklore": _folklore(lang, t),  # below a step's text
+             "bert": swap_view.figure(probe_view.stored()["result"], lang, t, "story-damage")}
     body = [html.H1(t["title"]), md(t["intro"])]
     for i, (step, slugs) in enumerate(STEPS, 1):
         parts = [html.H2(f"{i}. {t[step + '.h']}", id=f"story-{step}"), md(content.fill(t[step + ".text"], **v)), shown.get(step)]
