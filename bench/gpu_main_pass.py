@@ -1,0 +1,90 @@
+"""What the float32 pass of gelu_lab.gpu spends its time on: variants of main32 timed against torch's GELU.
+
+    PYTHONPATH=src python3 bench/gpu_main_pass.py            (on a GPU; each variant in a process of its own)
+
+Each variant replaces one piece of gelu_lab.gpu.kernels before the kernel is compiled (a fresh process
+each, so Triton's cache cannot hand back another variant's binary), and its values are wrong on purpose:
+    base      the kernel as shipped
+    uniform   every input reads sub-range 0's coefficients (the same loads, but one address per warp)
+    noload    the coefficients are constants in the code (no loads at all)
+    nolist    no listing (no per-block sum, no atomic)
+It prints torch's time over each variant's (exact GELU, float32, 2^28 elements of N(0, 1), CUDA events,
+median of 25, interleaved with torch) and writes them to --out (default bench/results/gpu_main_pass.json).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+VARIANTS = ("base", "uniform", "noload", "nolist")
+
+
+def run(variant: str) -> float:
+    import torch
+    import triton
+    import triton.language as tl
+
+    from gelu_lab import gpu
+    from gelu_lab.gpu import kernels as K
+
+    if variant == "uniform":
+        @triton.jit
+        def horner(tab, i, t):
+            p = tl.load(tab + 128)
+            for jj in tl.static_range(8):
+                p = p * t + tl.load(tab + 112 - 16 * jj)
+            return p
+        K._horner8 = horner
+    elif variant == "noload":
+        @triton.jit
+        def horner(tab, i, t):
+            p = t * 0.0 + 1.1e-7
+            for jj in tl.static_range(8):
+                p = p * t + (0.37 - 0.041 * jj)
+            return p
+        K._horner8 = horner
+    elif variant == "nolist":
+        @triton.jit
+        def nolist(listed, offs, list_ptr, count_ptr, cap):
+            pass
+        K._list = nolist
+    x = torch.randn(1 << 28, device="cuda", generator=torch.Generator(device="cuda").manual_seed(1))
+    cases = {"torch": lambda: torch.nn.functional.gelu(x), "ours": lambda: gpu.apply(x, "none", 0)}
+    for f in cases.values():
+        f(), f()
+    torch.cuda.synchronize()
+    times = {k: [] for k in cases}
+    for _ in range(25):
+        for k, f in cases.items():
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            f()
+            b.record()
+            b.synchronize()
+            times[k].append(a.elapsed_time(b))
+    return statistics.median(times["torch"]) / statistics.median(times["ours"])
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] in VARIANTS:
+        print(f"{sys.argv[1]} {run(sys.argv[1]):.3f}")
+    else:
+        out_path = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else os.path.join(os.path.dirname(__file__), "results", "gpu_main_pass.json")
+        ratios = {}
+        for v in VARIANTS:
+            got = subprocess.run([sys.executable, __file__, v], capture_output=True, text=True)
+            print(got.stdout.strip() or f"{v} failed: {got.stderr.strip()[-300:]}", flush=True)
+            if got.stdout.strip():
+                ratios[v] = float(got.stdout.split()[-1])
+        import torch
+
+        with open(out_path, "w") as f:
+            json.dump({"torch_over_ours": ratios, "provenance": {
+                "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                "command": "PYTHONPATH=src python3 bench/gpu_main_pass.py", "device": torch.cuda.get_device_name(),
+                "torch": torch.__version__}}, f, indent=1)
