@@ -2,7 +2,7 @@
 
     PYTHONPATH=src python3 bench/gpu_main_pass.py            (on a GPU; each variant in a process of its own)
 
-Each variant replaces one piece of gelu_lab.gpu.kernels before the kernel is compiled (a fresh process
+Each variant replaces one piece of gelu_lab.gpu (tiers.horner8, kernels._list) before the kernel is compiled (a fresh process
 each, so Triton's cache cannot hand back another variant's binary), and its values are wrong on purpose:
     base      the kernel as shipped
     uniform   every input reads sub-range 0's coefficients (the same loads, but one address per warp)
@@ -30,7 +30,7 @@ def run(variant: str) -> float:
     import triton.language as tl
 
     from gelu_lab import gpu
-    from gelu_lab.gpu import kernels as K
+    from gelu_lab.gpu import kernels as K, tiers
 
     if variant == "uniform":
         @triton.jit
@@ -39,7 +39,7 @@ def run(variant: str) -> float:
             for jj in tl.static_range(8):
                 p = p * t + tl.load(tab + 112 - 16 * jj)
             return p
-        K._horner8 = horner
+        tiers.horner8 = horner
     elif variant == "noload":
         @triton.jit
         def horner(tab, i, t):
@@ -47,7 +47,7 @@ def run(variant: str) -> float:
             for jj in tl.static_range(8):
                 p = p * t + (0.37 - 0.041 * jj)
             return p
-        K._horner8 = horner
+        tiers.horner8 = horner
     elif variant == "nolist":
         @triton.jit
         def nolist(listed, offs, list_ptr, count_ptr, cap):

@@ -24,7 +24,7 @@ import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
 from gelu_lab import gpu, kernels as cpu_kernels, torch as gtorch  # noqa: E402
-from gelu_lab.gpu import kernels as K  # noqa: E402
+from gelu_lab.gpu import dd_gelu, kernels as K  # noqa: E402
 from mp_truth import correct  # noqa: E402
 from test_torch_op import all16, float32_cases, same  # noqa: E402
 
@@ -87,9 +87,9 @@ def _dd_probe(x_ptr, h_ptr, l_ptr, qtab, inv, ddc, FORM: tl.constexpr, ORDER: tl
     offs = tl.arange(0, N)
     x = tl.load(x_ptr + offs)
     if FORM == 0:
-        h, lo = K._exact_dd(x, ORDER, qtab, inv)
+        h, lo = dd_gelu.exact(x, ORDER, qtab, inv)
     else:
-        h, lo = K._form_dd(x, FORM, ORDER, ddc, inv)
+        h, lo = dd_gelu.forms(x, FORM, ORDER, ddc, inv)
     tl.store(h_ptr + offs, h)
     tl.store(l_ptr + offs, lo)
 
@@ -105,7 +105,7 @@ def _mp_form(form, order, t):
 
 @pytest.mark.parametrize("form", [0, 1, 2])
 def test_double_double_tier_is_within_1e_28(form):
-    """The last tier (gelu_lab.gpu.dd) against mpmath at 60 digits: relative to the sum of its terms' sizes."""
+    """The last tier (gelu_lab.gpu.dd_gelu) against mpmath at 60 digits: relative to the sum of its terms' sizes."""
     n = 128
     rng = np.random.default_rng(46 + form)
     top = 15.0 if form == 0 else 30.0

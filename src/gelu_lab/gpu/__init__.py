@@ -12,7 +12,7 @@ What a call computes, for a float32, float16 or bfloat16 tensor x (form: "none",
   polynomial on one of 16 sub-ranges, a Ziv test with that sub-range's bound,
   tables from native_tables.json); settling runs that kernel's TIGHT tier (the
   Q = Phi(-|x|) = h(|x|) exp(-x^2/2) formulation) and, for what it leaves, a
-  double-double evaluation (:mod:`gelu_lab.gpu.dd`). For the other forms and
+  double-double evaluation (:mod:`gelu_lab.gpu.dd_gelu`). For the other forms and
   orders the pass is the float64 formula with its error bound of
   ``gelu_lab.torch._f64``; settling is in double-double.
 - float16 and bfloat16: :func:`kernels.lookup16`, ``table16[bits of x]`` for a table
