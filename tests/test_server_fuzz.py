@@ -13,8 +13,8 @@ import random
 
 import pytest
 
-from app_browser import app_url, browser, context, tab  # noqa: F401
-from app_fuzz import ServerLog, Tally, built_pages, every_param_url, fuzz_session, http_junk, junk_query
+from app_browser import ServerLog, app_url, browser, context, tab  # noqa: F401
+from app_fuzz import Tally, built_pages, every_param_url, fuzz_session, http_junk, junk_query
 
 pytestmark = pytest.mark.xdist_group("fuzz")  # its own worker: off the long chain of page tests in group "app"
 
@@ -66,6 +66,31 @@ def test_the_server_log_catches_a_callback_that_failed_quietly(app_url):
     assert status == 204
     assert len(log.records) == 1 and "_dash-update-component" in log.records[0], log.records
 
+
+def test_a_planted_raising_callback_fails_the_harness(tab, app_url, monkeypatch):
+    """The same failure in the browser: /definition's Bernoulli callback made to raise. The page
+    shows nothing wrong (204, no console error, no HTTP error), and still the harness's
+    check fails, and so does the check conftest makes after every browser test."""
+    from app_browser import SERVER_LOG, check_server_log, open_page, set_slider
+    from gelu_lab.app.pages import definition
+
+    def planted(*args):
+        raise RuntimeError("planted failure")
+
+    open_page(tab, f"{app_url}/definition?n=200&lang=en")
+    tab.log.check()
+    monkeypatch.setattr(definition, "bernoulli", planted)  # what the registered callback calls
+    set_slider(tab, "definition-n", 300)
+    for _ in range(600):  # a bound (60 s), not a timing: the request is answered when the server gets to it
+        if tab.log.server():
+            break
+        tab.wait_for_timeout(100)
+    assert tab.log.errors == [] and tab.log.bad_status == [], (tab.log.errors, tab.log.bad_status)
+    with pytest.raises(AssertionError, match="RuntimeError: planted failure"):
+        tab.log.check()
+    with pytest.raises(AssertionError, match="RuntimeError: planted failure"):
+        check_server_log()
+    SERVER_LOG.acknowledge()  # provoked and seen: off this test's record
 
 ODD = [  # (method, path, body, headers): what no browser sends, and a hand-crafted client might
     ("GET", "/_dash-component-suites/../../etc/passwd", None, {}),
