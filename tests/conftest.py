@@ -1,14 +1,60 @@
+"""What every test gets, whatever ran before it in its process (tests pass in any order):
+
+- hypothesis derandomized (profile "ci", the default: the same examples on every run and
+  machine, no example database written into the tree); HYPOTHESIS_PROFILE=explore searches
+  afresh each run, for a developer hunting new cases;
+- random, NumPy's and torch's global generators seeded the same at the start of each test;
+- mpmath at its default precision, or at the digits its module declares with
+  ``pytestmark = pytest.mark.mpmath_dps(n)``; a test that leaves the precision changed fails
+  (set it per computation with mpmath.workdps / workprec);
+- a test that drives the browser fails on an error the app's server logged while it ran.
+"""
+
+import contextlib
 import os
+import random
 import sys
 
+import mpmath
+import numpy as np
 import pytest
-
-# keep hypothesis deterministic and quick under CI's two cores
 from hypothesis import HealthCheck, settings
 
-settings.register_profile("ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("ci")
+# keep hypothesis deterministic and quick under CI's two cores
+settings.register_profile("ci", max_examples=200, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("explore", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 os.environ.setdefault("GELU_LAB_DATA", os.path.join(os.path.dirname(__file__), "..", ".pytest_cache", "gelu-lab-data"))
+
+MP_PREC = mpmath.mp.prec  # mpmath's default (53 bits), before any test module is imported
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "mpmath_dps(n): run each test of the module with mpmath at n digits (mpmath.workdps)")
+
+
+@pytest.fixture(autouse=True)
+def _seeded():
+    """The global generators in a known state: a draw a test forgot to seed is the same in any order."""
+    random.seed(0)
+    np.random.seed(0)
+    if "torch" in sys.modules:  # not imported for tests that do not use it
+        sys.modules["torch"].manual_seed(0)
+
+
+@pytest.fixture(autouse=True)
+def _mpmath_precision(request):
+    """The module's declared precision for the test, and mpmath as it was found afterwards."""
+    found = mpmath.mp.prec
+    mpmath.mp.prec = MP_PREC
+    assert found == MP_PREC, f"mpmath was left at {found} bits before this test (at import?): use mpmath.workdps"
+    marker = request.node.get_closest_marker("mpmath_dps")
+    with mpmath.workdps(marker.args[0]) if marker else contextlib.nullcontext():
+        inside = mpmath.mp.prec
+        yield
+        left = mpmath.mp.prec
+    mpmath.mp.prec = MP_PREC
+    assert left == inside, f"the test left mpmath at {left} bits (it began at {inside}): use mpmath.workdps / workprec"
 
 
 @pytest.fixture(autouse=True)
