@@ -7,7 +7,9 @@
 - mpmath at its default precision, or at the digits its module declares with
   ``pytestmark = pytest.mark.mpmath_dps(n)``; a test that leaves the precision changed fails
   (set it per computation with mpmath.workdps / workprec);
-- a test that drives the browser fails on an error the app's server logged while it ran.
+- a test that drives the browser fails on an error the app's server logged while it ran;
+- the run's summary says which kernel variants this CPU could not run, so their tests were
+  never collected.
 """
 
 import contextlib
@@ -69,3 +71,20 @@ def _server_errors_fail_browser_tests(request):
     yield
     if harness is not None and "browser" in request.fixturenames:
         harness.check_server_log()
+
+
+def untested_variants_line() -> str | None:
+    """One line for the summary when this CPU cannot run a kernel variant that was built
+    (its tests are collected from kernels.available(), so they would vanish unsaid)."""
+    from gelu_lab import kernels
+
+    missing = kernels.unavailable()
+    if missing:
+        return f"kernel variants not tested: {', '.join(missing)} (this CPU lacks their instruction set; their tests were not collected)"
+    return None
+
+
+def pytest_terminal_summary(terminalreporter):
+    line = untested_variants_line()
+    if line:
+        terminalreporter.write_line(line)
