@@ -92,6 +92,31 @@ def test_a_planted_raising_callback_fails_the_harness(tab, app_url, monkeypatch)
         check_server_log()
     SERVER_LOG.acknowledge()  # provoked and seen: off this test's record
 
+
+def test_conftest_fails_a_browser_test_on_a_server_error_it_never_checked(tmp_path):
+    """conftest's check after each test, seen from outside: pytest on two tests with this
+    conftest and this harness, each logging a server error and checking nothing. The one
+    that uses the browser fixture errors at its teardown, naming the error; the one that
+    does not (a junk request answers for its own log) passes."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    here = Path(__file__).parent
+    shutil.copy(here / "conftest.py", tmp_path / "conftest.py")
+    (tmp_path / "test_quiet_failure.py").write_text(
+        "import logging\n\nimport pytest\n\nimport app_browser  # noqa: F401  (the harness, as browser tests import it)\n\n\n"
+        "@pytest.fixture\ndef browser():\n    return None\n\n\n"
+        "def test_with_the_browser(browser):\n    logging.getLogger('gelu_lab.app').error('POST /_dash-update-component: RuntimeError: planted failure')\n\n\n"
+        "def test_without_it():\n    logging.getLogger('gelu_lab.app').error('GET /junk: ValueError: a junk request')\n"
+    )
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider", str(tmp_path)],
+                       cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(here)}, capture_output=True, text=True, timeout=120)
+    assert "2 passed, 1 error" in r.stdout, r.stdout[-3000:]
+    assert "ERROR test_quiet_failure.py::test_with_the_browser" in r.stdout and "planted failure" in r.stdout, r.stdout[-3000:]
+
 ODD = [  # (method, path, body, headers): what no browser sends, and a hand-crafted client might
     ("GET", "/_dash-component-suites/../../etc/passwd", None, {}),
     ("GET", "/_dash-component-suites/dash/../../../../etc/passwd", None, {}),
