@@ -10,6 +10,11 @@
 - a test that drives the browser fails on an error the app's server logged while it ran;
 - the run's summary says which kernel variants this CPU could not run, so their tests were
   never collected.
+
+The order-independence check: GELU_LAB_TEST_ORDER=reversed runs the tests in reverse order,
+GELU_LAB_TEST_ORDER=shuffled:<seed> the modules in a seeded random order and each module's
+tests shuffled (a module's tests stay together, so its fixtures are made once); the results
+must be those of the normal order.
 """
 
 import contextlib
@@ -29,6 +34,24 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 os.environ.setdefault("GELU_LAB_DATA", os.path.join(os.path.dirname(__file__), "..", ".pytest_cache", "gelu-lab-data"))
 
 MP_PREC = mpmath.mp.prec  # mpmath's default (53 bits), before any test module is imported
+
+
+def pytest_collection_modifyitems(config, items):
+    order = os.environ.get("GELU_LAB_TEST_ORDER", "")
+    if order == "reversed":
+        items.reverse()
+    elif order.startswith("shuffled:"):  # the same order in every xdist worker: they must collect alike
+        rng = random.Random(order)
+        modules = {}
+        for item in items:
+            modules.setdefault(item.module.__name__ if item.module else item.nodeid, []).append(item)
+        groups = list(modules.values())
+        rng.shuffle(groups)
+        for group in groups:
+            rng.shuffle(group)
+        items[:] = [item for group in groups for item in group]
+    elif order:
+        raise pytest.UsageError(f"GELU_LAB_TEST_ORDER={order!r}: use reversed or shuffled:<seed>")
 
 
 def pytest_configure(config):
