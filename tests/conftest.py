@@ -26,12 +26,16 @@ import mpmath
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
+from hypothesis.configuration import set_hypothesis_home_dir
 
 # keep hypothesis deterministic and quick under CI's two cores
 settings.register_profile("ci", max_examples=200, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("explore", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
-os.environ.setdefault("GELU_LAB_DATA", os.path.join(os.path.dirname(__file__), "..", ".pytest_cache", "gelu-lab-data"))
+# what the tests keep between runs goes into pytest's own cache directory, not beside the sources
+CACHE = os.path.join(os.path.dirname(__file__), "..", ".pytest_cache")
+set_hypothesis_home_dir(os.path.join(CACHE, "hypothesis"))  # its constants cache (the example database is off)
+os.environ.setdefault("GELU_LAB_DATA", os.path.join(CACHE, "gelu-lab-data"))
 
 MP_PREC = mpmath.mp.prec  # mpmath's default (53 bits), before any test module is imported
 
