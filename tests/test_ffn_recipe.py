@@ -94,8 +94,9 @@ def loaded(model_file) -> tuple[GPT, dict]:
 
 
 def schedule(step: int, lr: float, warmup: int, steps: int, floor: float) -> float:
-    """The recipe as written in the lab's docs: linear warm-up to lr over `warmup` steps
-    (step s gets lr (s+1)/warmup), then half a cosine from lr down to floor*lr at the last step."""
+    """The recipe as lr_at's docstring states it, written out here: linear warm-up to lr over
+    `warmup` steps (step s gets lr (s+1)/warmup), then half a cosine from lr down to floor*lr
+    at the last step."""
     if step < warmup:
         return lr * (step + 1) / warmup
     t = (step - warmup) / (steps - warmup)
