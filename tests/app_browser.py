@@ -4,11 +4,17 @@ Import the fixtures into a test module with
 ``from app_browser import app_url, browser, context, page, tab  # noqa: F401``.
 ``page`` (a fresh tab) and ``tab`` (a shared one) record every request, every
 HTTP status >= 400 and every console error; ``page.log.check()`` asserts that
-none went wrong and nothing left 127.0.0.1.
+none went wrong, nothing left 127.0.0.1, and the server logged no error while
+the test ran. The server's log matters because a callback that raises is answered
+HTTP 204 (the page keeps its state) and logged, not shown: without it a broken
+callback passes every check made in the browser. tests/conftest.py fails every
+test that uses the browser on a server error at its teardown too, whether or not
+it called check().
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from urllib.parse import urlparse
 
@@ -105,17 +111,71 @@ def own_store(tmp_path, monkeypatch):
     return tmp_path / "runs.sqlite"
 
 
+class ServerLog(logging.Handler):
+    """Collects ERROR records of the app and of waitress (a callback that raised, a failed request).
+
+    As a context manager it witnesses one stretch of a test (the fuzzers); SERVER_LOG below
+    is attached for the whole process and watched test by test."""
+
+    LOGGERS = ("gelu_lab.app", "waitress")
+
+    def __init__(self):
+        super().__init__(logging.ERROR)
+        self.records = []
+        self.test_start = 0  # index of the first record of the running test (conftest sets it)
+
+    def emit(self, record):
+        self.records.append(f"server: {record.name}: {record.getMessage()}")
+
+    def attach(self):
+        for name in self.LOGGERS:
+            logging.getLogger(name).addHandler(self)
+        return self
+
+    def detach(self):
+        for name in self.LOGGERS:
+            logging.getLogger(name).removeHandler(self)
+
+    __enter__ = attach
+
+    def __exit__(self, *exc):
+        self.detach()
+
+    def since(self, start: int) -> list[str]:
+        """The records logged since the test began, and since index `start`."""
+        return self.records[max(start, self.test_start):]
+
+    def acknowledge(self) -> None:
+        """A test that provoked server errors on purpose, and checked them, takes them off its record."""
+        self.test_start = len(self.records)
+
+
+# every server error of this process (the app's server runs in a thread of it)
+SERVER_LOG = ServerLog().attach()
+
+
+def check_server_log() -> None:
+    """No server error since the running test began (conftest calls it after every browser test)."""
+    assert SERVER_LOG.since(0) == [], f"server errors (a failing callback is answered 204): {SERVER_LOG.since(0)}"
+
+
 class Log:
     def __init__(self):
         self.requests, self.errors, self.bad_status = [], [], []
+        self.server_from = len(SERVER_LOG.records)
 
     def external(self):
         return [u for u in self.requests if urlparse(u).scheme not in ("data", "blob") and urlparse(u).hostname not in LOCAL_HOSTS]
+
+    def server(self) -> list[str]:
+        """What the server logged at ERROR since this log began (and since the test began)."""
+        return SERVER_LOG.since(self.server_from)
 
     def check(self):
         assert self.external() == [], f"requests outside 127.0.0.1: {self.external()}"
         assert self.errors == [], f"console errors: {self.errors}"
         assert self.bad_status == [], f"HTTP errors: {self.bad_status}"
+        assert self.server() == [], f"server errors (a failing callback is answered 204): {self.server()}"
 
 
 def _new_tab(context):

@@ -19,7 +19,6 @@ click); each page's own tests click them on purpose.
 from __future__ import annotations
 
 import json
-import logging
 import random
 import sys
 import time
@@ -29,7 +28,7 @@ from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from app_browser import Log, _new_tab  # noqa: E402
+from app_browser import Log, ServerLog, _new_tab  # noqa: E402
 
 SKIP = ".run-button"  # buttons that start a background job (training, exhaustive sweeps): minutes of CPU per click
 LONG = "9" * 10_000  # a 10 kB value
@@ -99,26 +98,6 @@ class Tally:
     def line(self) -> str:
         return (f"sessions fuzzed {self.sessions}, actions {self.actions} ({self.skipped} not possible), junk URLs {self.urls}, "
                 f"requests {self.requests}, errors {len(self.errors)}")
-
-
-class ServerLog(logging.Handler):
-    """Collects ERROR records of the app and of waitress (a callback that raised, a failed request)."""
-
-    def __init__(self):
-        super().__init__(logging.ERROR)
-        self.records = []
-
-    def emit(self, record):
-        self.records.append(f"server: {record.name}: {record.getMessage()}")
-
-    def __enter__(self):
-        for name in ("gelu_lab.app", "waitress"):
-            logging.getLogger(name).addHandler(self)
-        return self
-
-    def __exit__(self, *exc):
-        for name in ("gelu_lab.app", "waitress"):
-            logging.getLogger(name).removeHandler(self)
 
 
 # --- over HTTP, no browser ---------------------------------------------------------------

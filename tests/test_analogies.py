@@ -16,6 +16,8 @@ from gelu_lab.analysis import gradflow
 from gelu_lab.app import content, page_module, registry, shell
 from test_page_text import visible  # what a reader sees: one walker for every page-text test
 
+pytestmark = pytest.mark.mpmath_dps(40)  # the precision of every mpmath oracle here, test by test (tests/conftest.py)
+
 PAGES = ("definition", "relu", "sigmoid", "gradients")
 
 

@@ -18,6 +18,8 @@ from gelu_lab.cli import main
 from gelu_lab.results import shipped
 from gelu_lab.results.store import Store
 
+pytestmark = pytest.mark.mpmath_dps(40)  # the precision of every mpmath oracle here, test by test (tests/conftest.py)
+
 
 def test_values_by_mpmath():
     r = claims.check("values")

@@ -17,7 +17,7 @@ from app_browser import app_url, browser, check_basics, context, open_page, set_
 from gelu_lab import activations
 from gelu_lab.app import content, state
 
-pytestmark = pytest.mark.xdist_group("app")
+pytestmark = [pytest.mark.xdist_group("app"), pytest.mark.mpmath_dps(40)]  # mpmath: the precision of its oracles, test by test (tests/conftest.py)
 
 
 def f4(v) -> str:

@@ -20,7 +20,7 @@ from gelu_lab.app import content
 from gelu_lab.app.components import sig, typeset
 from gelu_lab.figures.demo import ERRORS, VALUES, table_figure, tail_figure
 
-pytestmark = pytest.mark.xdist_group("app")
+pytestmark = [pytest.mark.xdist_group("app"), pytest.mark.mpmath_dps(40)]  # mpmath: the precision of its oracles, test by test (tests/conftest.py)
 COLUMNS = ["x", "gelu", "gelu_tanh", "tanh_abs_err", "gelu_sigmoid", "sigmoid_abs_err", "relu"]
 
 
@@ -70,12 +70,12 @@ def test_table_is_the_cli_json_and_agrees_with_mpmath(tab, app_url, capsys):
         assert titles == [repr(float(row[c])) for c in COLUMNS]  # every digit, as the CLI's json has it
         assert texts == [sig(float(row[c])) for c in COLUMNS]  # about 4 significant figures shown
     # ground truth: the exact product x*Phi(x) and the two approximations in mpmath, at the float32 x
-    mpmath.mp.prec = 120
     for texts, titles in zip(shown, full):
-        x = mpmath.mpf(float(titles[0]))
-        exact = x * mpmath.ncdf(x)
-        tanh = x / 2 * (1 + mpmath.tanh(mpmath.sqrt(2 / mpmath.pi) * (x + mpmath.mpf("0.044715") * x**3)))
-        sgm = x / (1 + mpmath.exp(-mpmath.mpf("1.702") * x))
+        with mpmath.workprec(120):
+            x = mpmath.mpf(float(titles[0]))
+            exact = x * mpmath.ncdf(x)
+            tanh = x / 2 * (1 + mpmath.tanh(mpmath.sqrt(2 / mpmath.pi) * (x + mpmath.mpf("0.044715") * x**3)))
+            sgm = x / (1 + mpmath.exp(-mpmath.mpf("1.702") * x))
         assert float(titles[1]) == mp_round(exact, np.float32)  # gelu_lab's float32 GELU is correctly rounded
         assert abs(float(titles[2]) - float(tanh)) <= 0.5 * float(np.spacing(np.float32(abs(float(tanh))))) * 1.001
         assert abs(float(titles[4]) - float(sgm)) <= 0.5 * float(np.spacing(np.float32(abs(float(sgm))))) * 1.001

@@ -59,17 +59,18 @@ def _independent() -> dict:
     """Figures computed here without gelu_lab: mpmath, SciPy special functions, torch."""
     import torch
 
-    mpmath.mp.dps = 30
     grad = lambda x: mpmath.ncdf(x) + x * mpmath.npdf(x)  # noqa: E731
-    x0 = mpmath.findroot(grad, -0.75)
+    with mpmath.workdps(30):
+        x0 = mpmath.findroot(grad, -0.75)
+        mp_figures = {"grad2_0": float(mpmath.sqrt(2 / mpmath.pi)), "min_x": float(x0), "min_y": float(x0 * mpmath.ncdf(x0)),
+                      "gap": float(-x0 * mpmath.ncdf(x0)), "gap_x": float(-x0), "gmax": float(grad(mpmath.sqrt(2))),
+                      "true_m10": float(-10 * mpmath.ncdf(-10))}
     xg = np.linspace(0, 6, 60001)
     Phi = special.ndtr(xg)
     c_obj = lambda c: np.max(np.abs(0.5 * (1 + np.tanh(math.sqrt(2 / math.pi) * (xg + c * xg**3))) - Phi))  # noqa: E731
     c = optimize.minimize_scalar(c_obj, bounds=(0.03, 0.06), method="bounded", options={"xatol": 1e-10}).x
     return {
-        "grad0": 0.5, "grad2_0": float(mpmath.sqrt(2 / mpmath.pi)), "min_x": float(x0), "min_y": float(x0 * mpmath.ncdf(x0)),
-        "gap": float(-x0 * mpmath.ncdf(x0)), "gap_x": float(-x0), "gmax": float(grad(mpmath.sqrt(2))), "c_gate": c,
-        "c_series": 2 / (3 * math.pi) - 1 / 6, "true_m10": float(-10 * mpmath.ncdf(-10)), "naive_m10": 0.0,
+        "grad0": 0.5, **mp_figures, "c_gate": c, "c_series": 2 / (3 * math.pi) - 1 / 6, "naive_m10": 0.0,
         "torch_default": torch.nn.GELU().approximate, "sig_grad_max": 0.25, "p_dead": 0.5,
         # Hugging Face transformers' activations.py: gelu is the erf form, gelu_new and gelu_pytorch_tanh
         # the tanh form, quick_gelu x sigmoid(1.702 x)

@@ -15,7 +15,7 @@ from gelu_lab.app.claim_words import case, words
 from gelu_lab.app.components import sig, typeset
 from gelu_lab.figures import misconceptions as figs
 
-pytestmark = [pytest.mark.xdist_group("app"), pytest.mark.usefixtures("own_store")]
+pytestmark = [pytest.mark.xdist_group("app"), pytest.mark.usefixtures("own_store"), pytest.mark.mpmath_dps(40)]  # mpmath: see tests/conftest.py
 BENCH = "tanh_much_faster"  # its evidence is a bench run: the reader's newest, else the shipped one
 
 

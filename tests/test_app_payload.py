@@ -11,6 +11,8 @@ import pytest
 from gelu_lab.app import get_app
 from gelu_lab.app.pages import definition, gradients
 
+pytestmark = pytest.mark.mpmath_dps(40)  # the precision of every mpmath oracle here, test by test (tests/conftest.py)
+
 
 @pytest.fixture(scope="module", autouse=True)
 def app():

@@ -190,7 +190,8 @@ def test_the_overview_map_and_the_route_lead_to_the_page(tab, app_url):
 def test_junk_urls_and_random_actions_never_break_the_page(tab, app_url):
     """The app's fuzzer (tests/app_fuzz.py) on this page alone: junk in every setting of the URL,
     then random clicks (play, step, exports ...), junk typed into the boxes, keys on the sliders."""
-    from app_fuzz import ServerLog, Tally, _settle, act, goto, junk_query
+    from app_browser import ServerLog
+    from app_fuzz import Tally, _settle, act, goto, junk_query
 
     rng, tally, row = random.Random(23), Tally(), registry.by_route("/playground")
     tab.set_default_timeout(3_000)  # as fuzz_session: an action the page refuses (a disabled box) is skipped, not waited for

@@ -9,7 +9,7 @@ import sys
 import mpmath
 import pytest
 
-mpmath.mp.dps = 30
+pytestmark = pytest.mark.mpmath_dps(30)  # the precision of every mpmath oracle here, test by test (tests/conftest.py)
 
 
 def run(*args):

@@ -18,6 +18,8 @@ from scipy import optimize, special
 from gelu_lab.analysis import theory
 from gelu_lab.app import content
 
+pytestmark = pytest.mark.mpmath_dps(40)  # the precision of every mpmath oracle here, test by test (tests/conftest.py)
+
 BETA = 1.702
 
 

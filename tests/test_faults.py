@@ -45,6 +45,16 @@ def integrity(path) -> str:
         db.close()
 
 
+def moments(request) -> random.Random:
+    """The random source of a test's kill moments: a new seed every run (the moments a fixed
+    seed gives would be the only ones ever tried), shown in the test's report (a section of
+    its own, which capsys does not swallow); GELU_LAB_FAULT_SEED=<seed> replays it, as far
+    as a moment in wall time can be replayed."""
+    seed = int(os.environ.get("GELU_LAB_FAULT_SEED") or random.SystemRandom().randrange(2**32))
+    request.node.add_report_section("call", "kill moments", f"seed {seed} (GELU_LAB_FAULT_SEED={seed} replays it)")
+    return random.Random(seed)
+
+
 def kill_at_random(argv, ready, rng, max_delay=0.3, timeout=240, done=None):
     """Start `python -m gelu_lab argv`, wait for ready(), sleep a random moment, SIGKILL it.
 
@@ -89,11 +99,8 @@ def _killed_twice(text_file, where, rng, max_delay):
     return store, ckpt, landed
 
 
-def test_train_killed_twice_at_random_moments_resumes_to_the_unkilled_result(text_file, tmp_path, capsys):  # noqa: F811
-    rng = random.Random()  # a new moment every run; the seed is printed for a replay
-    seed = rng.randrange(2**32)
-    rng.seed(seed)
-    print(f"kill moments seed {seed}")
+def test_train_killed_twice_at_random_moments_resumes_to_the_unkilled_result(text_file, tmp_path, capsys, request):  # noqa: F811
+    rng = moments(request)
     # a moment too late (the run done before the kill) is no test of a resume: try again in a
     # fresh store with a shorter delay; a kill that lands but is not resumed right still fails
     for attempt in range(4):
@@ -231,7 +238,7 @@ def test_a_damaged_checkpoint_is_reported_not_loaded(text_file, tmp_path, capsys
 
 
 @pytest.mark.xdist_group("bert")
-def test_probe_killed_mid_run_leaves_a_sound_store_and_runs_again(tmp_path, capsys):
+def test_probe_killed_mid_run_leaves_a_sound_store_and_runs_again(tmp_path, capsys, request):
     text = tmp_path / "s.txt"
     words = "cat dog rain town river night bread stone light music".split()
     text.write_text("".join(f"The {a} saw the {b} near the {c}.\n" for a in words for b in words[:3] for c in words[:1]))
@@ -247,7 +254,7 @@ def test_probe_killed_mid_run_leaves_a_sound_store_and_runs_again(tmp_path, caps
         except OSError:
             return False
 
-    assert kill_at_random(argv, started, random.Random(), max_delay=0.3), "the probe finished before it could be killed"
+    assert kill_at_random(argv, started, moments(request), max_delay=0.3), "the probe finished before it could be killed"
     assert integrity(store) == "ok"
     with Store(store) as s:
         (killed,) = s.runs("probe")

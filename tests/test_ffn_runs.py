@@ -12,6 +12,8 @@ from gelu_lab.figures import ffn as figs
 from gelu_lab.nn import ffn, train_job as jobs
 from gelu_lab.nn import runs as R
 
+pytestmark = pytest.mark.mpmath_dps(40)  # the precision of every mpmath oracle here, test by test (tests/conftest.py)
+
 CFG = {"preset": "quick", "n_layer": 2, "n_embd": 64, "steps": 100, "fc_init_std": 0.02, "lr": 0.001, "text_sha256": "x"}
 
 

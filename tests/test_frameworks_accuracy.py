@@ -1,8 +1,8 @@
 """`gelu-lab accuracy --impl` for other frameworks' GELU, and the measured table built from it.
 
-What `make test` installs decides what runs: numpy:naive and scipy (always), torch (always);
-JAX, TensorFlow and ONNX Runtime when the `frameworks` extra is installed (skipped otherwise).
-A framework that is not installed is simulated by a module that fails to import.
+Every impl is measured: numpy:naive, scipy and torch, and JAX, TensorFlow and ONNX Runtime,
+which the `test` extra installs (make test); one missing fails test_each_framework_impl_measures,
+nothing is skipped. A framework that is not installed is simulated by a module that fails to import.
 """
 
 from __future__ import annotations

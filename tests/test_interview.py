@@ -19,7 +19,7 @@ from gelu_lab.analysis import interview as iv
 from gelu_lab.app import content
 from gelu_lab.floats import FORMATS
 
-mpmath.mp.dps = 40
+pytestmark = pytest.mark.mpmath_dps(40)  # the precision of every mpmath oracle here, test by test (tests/conftest.py)
 
 
 def mp_gelu(x):

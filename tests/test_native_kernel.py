@@ -2,9 +2,11 @@
 against the numba kernel, on dense slices of the hardest ranges; the forced
 numba path; the 16-bit gathers; threads.
 
-All 2^32 inputs per variant: bench/exhaustive_native.py (minutes per variant,
-so not here). Each side's undecided inputs are settled by the reference, the
-one thing the two paths share; the results must agree bit for bit.
+Each side's undecided inputs are settled by the reference, the one thing the two
+paths share; the results must agree bit for bit. All 2^32 inputs per variant:
+tests/test_native_exhaustive.py (avx512, avx2 and scalar, with mpmath on every
+input a kernel leaves undecided) and bench/exhaustive_native.py (scalar-libm too).
+A variant this CPU cannot run is not collected, and the run's summary names it.
 """
 
 from __future__ import annotations
@@ -127,6 +129,28 @@ def test_unknown_kernel_name_is_refused(monkeypatch):
     monkeypatch.setenv(kernels.KERNEL_ENV, "cuda")
     with pytest.raises(ValueError, match="available"):
         gelu_lab.gelu(np.float32([1.0]))
+
+
+def test_a_variant_this_cpu_cannot_run_is_named_in_the_summary(monkeypatch):
+    """The variant tests are collected from kernels.available(): on a CPU without AVX-512 the
+    avx512 ones are not there at all, and the run's summary says so in one line (conftest)."""
+    from conftest import untested_variants_line
+
+    built = kernels._native
+
+    class NoAvx512:  # the extension as built, on a CPU that runs all but AVX-512
+        VARIANT_NAMES = built.VARIANT_NAMES
+
+        @staticmethod
+        def variants():
+            return [v for v in built.variants() if v != "avx512"]
+
+    monkeypatch.setattr(kernels, "_native", NoAvx512)
+    assert kernels.unavailable() == ["avx512"] and "avx512" not in kernels.available()
+    line = untested_variants_line()
+    assert line.startswith("kernel variants not tested: avx512 (") and "\n" not in line
+    monkeypatch.setattr(kernels, "_native", None)  # nothing built: no variant to miss (test_the_native_kernel_was_built fails instead)
+    assert kernels.unavailable() == [] and untested_variants_line() is None
 
 
 @pytest.mark.parametrize("variant", kernels.available())

@@ -13,8 +13,8 @@ import random
 
 import pytest
 
-from app_browser import app_url, browser, context, tab  # noqa: F401
-from app_fuzz import ServerLog, Tally, built_pages, every_param_url, fuzz_session, http_junk, junk_query
+from app_browser import ServerLog, app_url, browser, context, tab  # noqa: F401
+from app_fuzz import Tally, built_pages, every_param_url, fuzz_session, http_junk, junk_query
 
 pytestmark = pytest.mark.xdist_group("fuzz")  # its own worker: off the long chain of page tests in group "app"
 
@@ -66,6 +66,56 @@ def test_the_server_log_catches_a_callback_that_failed_quietly(app_url):
     assert status == 204
     assert len(log.records) == 1 and "_dash-update-component" in log.records[0], log.records
 
+
+def test_a_planted_raising_callback_fails_the_harness(tab, app_url, monkeypatch):
+    """The same failure in the browser: /definition's Bernoulli callback made to raise. The page
+    shows nothing wrong (204, no console error, no HTTP error), and still the harness's
+    check fails, and so does the check conftest makes after every browser test."""
+    from app_browser import SERVER_LOG, check_server_log, open_page, set_slider
+    from gelu_lab.app.pages import definition
+
+    def planted(*args):
+        raise RuntimeError("planted failure")
+
+    open_page(tab, f"{app_url}/definition?n=200&lang=en")
+    tab.log.check()
+    monkeypatch.setattr(definition, "bernoulli", planted)  # what the registered callback calls
+    set_slider(tab, "definition-n", 300)
+    for _ in range(600):  # a bound (60 s), not a timing: the request is answered when the server gets to it
+        if tab.log.server():
+            break
+        tab.wait_for_timeout(100)
+    assert tab.log.errors == [] and tab.log.bad_status == [], (tab.log.errors, tab.log.bad_status)
+    with pytest.raises(AssertionError, match="RuntimeError: planted failure"):
+        tab.log.check()
+    with pytest.raises(AssertionError, match="RuntimeError: planted failure"):
+        check_server_log()
+    SERVER_LOG.acknowledge()  # provoked and seen: off this test's record
+
+
+def test_conftest_fails_a_browser_test_on_a_server_error_it_never_checked(tmp_path):
+    """conftest's check after each test, seen from outside: pytest on two tests with this
+    conftest and this harness, each logging a server error and checking nothing. The one
+    that uses the browser fixture errors at its teardown, naming the error; the one that
+    does not (a junk request answers for its own log) passes."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    here = Path(__file__).parent
+    shutil.copy(here / "conftest.py", tmp_path / "conftest.py")
+    (tmp_path / "test_quiet_failure.py").write_text(
+        "import logging\n\nimport pytest\n\nimport app_browser  # noqa: F401  (the harness, as browser tests import it)\n\n\n"
+        "@pytest.fixture\ndef browser():\n    return None\n\n\n"
+        "def test_with_the_browser(browser):\n    logging.getLogger('gelu_lab.app').error('POST /_dash-update-component: RuntimeError: planted failure')\n\n\n"
+        "def test_without_it():\n    logging.getLogger('gelu_lab.app').error('GET /junk: ValueError: a junk request')\n"
+    )
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider", str(tmp_path)],
+                       cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(here)}, capture_output=True, text=True, timeout=120)
+    assert "2 passed, 1 error" in r.stdout, r.stdout[-3000:]
+    assert "ERROR test_quiet_failure.py::test_with_the_browser" in r.stdout and "planted failure" in r.stdout, r.stdout[-3000:]
 
 ODD = [  # (method, path, body, headers): what no browser sends, and a hand-crafted client might
     ("GET", "/_dash-component-suites/../../etc/passwd", None, {}),

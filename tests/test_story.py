@@ -16,6 +16,8 @@ from gelu_lab.app import content, page_module, registry, shell
 from gelu_lab.app.pages import story
 from dash_tree import as_json
 
+pytestmark = pytest.mark.mpmath_dps(40)  # the precision of every mpmath oracle here, test by test (tests/conftest.py)
+
 ROUTES = {p.route for p in registry.PAGES}
 
 

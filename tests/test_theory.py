@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 from gelu_lab.analysis import theory
 
+pytestmark = pytest.mark.mpmath_dps(40)  # the precision of every mpmath oracle here, test by test (tests/conftest.py)
+
 
 def test_key_points_match_mpmath():
     kp = theory.key_points()

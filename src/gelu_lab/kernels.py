@@ -409,6 +409,15 @@ def available() -> list[str]:
     return list(_kernels_of(_native, _ORDER))
 
 
+def unavailable() -> list[str]:
+    """The variants built into gelu_lab._native that this CPU cannot run (its ISA lacks
+    their instructions), in available()'s order: what a run here leaves untested."""
+    if _native is None:
+        return []
+    have = set(_kernels_of(_native, _ORDER))
+    return [k for k in _ORDER if k in _native.VARIANT_NAMES and k not in have]
+
+
 def _forced() -> str:
     """The kernel $GELU_LAB_KERNEL names ("" when unset)."""
     return os.environ.get(KERNEL_ENV, "").strip().lower()

@@ -64,16 +64,17 @@ def _mp_tanh_form_grad(t):
     return s + 2 * t * dz * s * s_neg
 
 
-_BETA = mpmath.mpf("1.702")
+_BETA = "1.702"  # read at the working precision of each evaluation (an mpf made at import would keep the import's)
 
 
 def _mp_sigmoid_form(t):
-    return t / (1 + mpmath.exp(-_BETA * t))
+    return t / (1 + mpmath.exp(-mpmath.mpf(_BETA) * t))
 
 
 def _mp_sigmoid_form_grad(t):
-    s = 1 / (1 + mpmath.exp(-_BETA * t))
-    return s + _BETA * t * s * (1 - s)
+    beta = mpmath.mpf(_BETA)
+    s = 1 / (1 + mpmath.exp(-beta * t))
+    return s + beta * t * s * (1 - s)
 
 
 def _const(e):
