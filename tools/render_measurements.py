@@ -80,9 +80,19 @@ def _num(v) -> str:
     return f"{v:.4g}"
 
 
+def _title(command: str, name: str) -> str:
+    """The first line of the bench script's docstring (`bench/x.py --flag` -> bench/x.py's), else the name."""
+    import ast
+
+    script = ROOT / command.split()[0]
+    doc = ast.get_docstring(ast.parse(script.read_text())) if script.suffix == ".py" and script.exists() else None
+    flags = " ".join(w for w in command.split()[1:] if w.startswith("--"))
+    return (doc.splitlines()[0].rstrip(".") if doc else name) + (f" ({flags})" if flags else "")
+
+
 def bench_record(path: Path) -> Source:
     d = json.loads(path.read_text())
-    title = d["name"].replace("_", " ")
+    title = _title(d["command"], d["name"])
     return Source(title, f"bench/results/{path.name}", f".venv/bin/python {d['command']}", _cpu(d["machine"]), _day(d["date"]),
                   d["figures"], d.get("output", ""), short=_cpu(d["machine"], load=False))
 
