@@ -41,7 +41,13 @@ for lang, pages in (("en", registry.PAGES), ("zh", [p for p in registry.PAGES if
     for p in pages:
         r = client.get("/_dash-layout", headers={"Referer": f"http://localhost{p.route}?lang={lang}"})
         out[f"{p.route} {lang}"] = [r.status_code, r.get_data(as_text=True)]
-print(json.dumps({"pages": out, "torch": "torch" in sys.modules}))
+import types
+from gelu_lab.app.pages import interview
+checks = {}
+for qid in ("bert", "bf16"):  # their Check buttons compute with torch
+    interview.ctx = types.SimpleNamespace(triggered_id={"q": qid})
+    checks[qid] = str(interview._check(1, "en").to_plotly_json())
+print(json.dumps({"pages": out, "checks": checks, "torch": "torch" in sys.modules}))
 """
 
 
@@ -59,3 +65,5 @@ def test_every_page_answers_without_torch_and_says_what_is_missing():
     impl = got["pages"]["/implementation en"][1]
     assert "pip install 'gelu-lab[torch]'" in impl and "torch is not installed" in impl
     assert "pip install 'gelu-lab[torch]'" in got["pages"]["/implementation zh"][1]
+    for qid, shown in got["checks"].items():
+        assert "This check needs torch, which is not installed here: pip install 'gelu-lab[torch]'" in shown, qid

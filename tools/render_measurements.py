@@ -136,7 +136,7 @@ def measured_accuracy(path: Path) -> Source:
         provs.append(s["provenance"])
     p = provs[0]
     return Source("float32, every input (shipped)", str(path.relative_to(ROOT)),
-                  "gelu-lab accuracy --impl IMPL --dtype float32 --exhaustive (bench/ship_measured.py runs them)",
+                  ".venv/bin/python bench/ship_measured.py (gelu-lab accuracy --impl IMPL --dtype float32 --exhaustive for each)",
                   f"{p['processor']}, {p['cpus']} cpus", _span(dates), figs, rows=[{"impl": k.split("|")[0], **v} for k, v in acc.items()])
 
 
