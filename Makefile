@@ -1,6 +1,8 @@
 # GELU Lab: two commands set everything up on a fresh machine.
 #   make run    .venv + the project, then the app on http://127.0.0.1:8050
 #   make test   .venv + test dependencies + Chromium, then the whole suite
+#   make wheel  dist/: a manylinux wheel with the native kernel, and an sdist
+#   make docs   docs/measurements.md and the README's headline table, from bench/results/*.json
 PY      ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
@@ -14,21 +16,22 @@ TORCH   := torch==2.13.0
 AXE     := axe-core@4.14.1
 ASTAMP  := $(VENV)/node/.$(AXE)
 
-.PHONY: run test bench clean chromium screenshots axe
+.PHONY: run test bench clean chromium screenshots axe wheel docs
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-# torch first and pinned: a bare `torch` requirement elsewhere would pull a CUDA build
+# torch first and pinned: a bare `torch` requirement elsewhere would pull a CUDA build;
+# the app, the training runs and the BERT probe are extras of the library (pyproject.toml)
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q "$(TORCH)"
-	$(BIN)/pip install -q -e ".[torch,bert]" "$(TORCH)"
+	$(BIN)/pip install -q -e ".[app,nn,bert]" "$(TORCH)"
 	$(BIN)/python -m gelu_lab.nn.corpus --fetch
 	touch $@
 
 $(TSTAMP): $(STAMP)
-	$(BIN)/pip install -q -e ".[torch,bert,test]" "$(TORCH)"
+	$(BIN)/pip install -q -e ".[app,nn,bert,test]" "$(TORCH)"
 	touch $@
 
 run: $(STAMP)
@@ -65,5 +68,13 @@ screenshots: $(TSTAMP) chromium
 bench: $(STAMP)
 	$(BIN)/python bench/bench_gelu.py
 
+# auditwheel and build come with the test dependencies
+wheel: $(TSTAMP)
+	$(BIN)/python tools/build_dist.py --out dist
+
+# tests/test_measurements.py fails when either file is out of date with the JSON
+docs: $(STAMP)
+	$(BIN)/python tools/render_measurements.py
+
 clean:
-	rm -rf $(VENV) build *.egg-info src/*.egg-info
+	rm -rf $(VENV) build dist *.egg-info src/*.egg-info

@@ -34,6 +34,7 @@ does falls on every variant alike; with --quiet, each group starts once the mach
 quiet. Prints, per variant, the paired differences against "every trick" (median and
 quartiles over pages and rounds; p50 / p95 per control). --no-controls or --no-loads
 halves the run.
+Writes bench/results/bench_app.json (not with --ab or --vs, whose A/B tables are read as printed).
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from app_browser import ARGS, CHROMIUM  # noqa: E402
+
+import record  # noqa: E402
 
 # (page URL, control id, key or click selector, readout to watch, kind, figure it changes)
 CONTROLS = [
@@ -184,7 +187,10 @@ def server_side(n: int = 20) -> None:
         print(f"{name:<22}{pct(ts, 50):7.1f}")
 
 
-def page_loads(browser, base: str, paths, cold_n: int = 3) -> None:
+FIGURES: dict = {}  # what main() records: page loads and control latencies of this run
+
+
+def page_loads(browser, base: str, paths, cold_n: int = 3, who: str = "GELU Lab") -> None:
     """Cold: the median (and the worst) of `cold_n` first loads, each in a fresh context
     (empty cache); one cold load on the 2-core machine varies by +-100 ms. Warm: 5 reloads."""
     print(f"{'page':<14}{'cold':>8}{'worst':>8}{'warm p50':>10}{'warm p95':>10}   (cold: median of {cold_n} fresh contexts)")
@@ -198,6 +204,7 @@ def page_loads(browser, base: str, paths, cold_n: int = 3) -> None:
         warm = [load_time(page, base + path + "?lang=en") for _ in range(5)]
         ok = "ok" if pct(colds, 50) <= BAR["cold"] else "OVER"
         print(f"{path:<14}{pct(colds, 50):8.0f}{max(colds):8.0f}{pct(warm, 50):10.0f}{pct(warm, 95):10.0f}   {ok}", flush=True)
+        FIGURES[f"{who} {path}: cold load, median of {cold_n}, ms"] = round(pct(colds, 50))
         ctx.close()
 
 
@@ -239,7 +246,7 @@ class Presser:
         self.ctx.close()
 
 
-def control_latency(browser, base: str, controls, n: int) -> None:
+def control_latency(browser, base: str, controls, n: int, who: str = "GELU Lab") -> None:
     print(f"{'control':<22}{'kind':<12}{'readout':<24}{'p50':>7}{'p95':>7}{'bar':>6}     {'figure redrawn p50':>18}{'p95':>7}")
     for control in controls:
         pr = Presser(browser, base, control)
@@ -250,6 +257,7 @@ def control_latency(browser, base: str, controls, n: int) -> None:
         ok = "ok" if p95 <= BAR[pr.kind] else "OVER"
         drawn_txt = f"{pct(drawn, 50):14.1f}{pct(drawn, 95):9.1f}" if drawn else f"{'-':>14}{'-':>9}"
         print(f"{pr.cid:<22}{pr.kind:<12}{pr.target:<24}{p50:7.1f}{p95:7.1f}{BAR[pr.kind]:6.0f} {ok:<4}{drawn_txt}", flush=True)
+        FIGURES[f"{who} {pr.cid} ({pr.kind}): readout p95 of {n} presses, ms"] = round(p95, 1)
 
 
 BASE = "every trick"
@@ -404,6 +412,13 @@ def main() -> int:
     if args.ab or args.vs:
         ab(args)
         return 0
+    with record.recording("bench_app") as figures:
+        measure(args)
+        figures.update(FIGURES)
+    return 0
+
+
+def measure(args) -> None:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
@@ -425,8 +440,8 @@ def main() -> int:
                 ctx, page = load_page(browser)  # one throwaway load: the server's first requests (its warm-up)
                 load_time(page, base + "/")
                 ctx.close()
-                page_loads(browser, base, ["/"], args.cold)
-                control_latency(browser, base, FLOOR_CONTROLS, args.n)
+                page_loads(browser, base, ["/"], args.cold, who="floor")
+                control_latency(browser, base, FLOOR_CONTROLS, args.n, who="floor")
             finally:
                 server.terminate()
                 server.wait(timeout=10)
@@ -434,7 +449,6 @@ def main() -> int:
     if not args.only:
         server_side()
     print(f"\nload average during the run: {' '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs")
-    return 0
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ kernels (ATen's and oneDNN's: torch's float32 exact GELU and its backward run
 in oneDNN, which ATEN_CPU_CAPABILITY does not reach), gelu_lab's avx2 variant
 (unless GELU_LAB_KERNEL names another); a stand-in for an AVX2 CPU, not a
 measurement of one. The header names the kernel of each torch case.
+Writes bench/results/bench_gelu.json (bench_gelu_avx2.json with --avx2).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import argparse
 import os
 import sys
 
+import record
 from gelu_lab.analysis import bench
 from gelu_lab.results.printing import text_table
 
@@ -69,6 +71,20 @@ def main(argv=None) -> int:
     if a.avx2 and not os.environ.get(HELD):  # numba and torch read these when imported: a fresh process
         args = sys.argv[1:] if argv is None else list(argv)
         os.execve(sys.executable, [sys.executable, os.path.abspath(__file__), *args], held_to_avx2_env())
+    name = "bench_gelu" + ("_avx2" if os.environ.get(HELD) else "") + (f"_n{a.n}" if a.n != 1 << 24 else "")
+    with record.recording(name, n=a.n) as figures:
+        figures.update(measure(a))
+    return 0
+
+
+NAMES = {"gelu_lab:erf": "gelu_lab.gelu", "torch:erf": "torch exact", "gelu_lab:erf:grad": "gelu_lab.gelu_grad",
+         "torch:erf:grad": "torch exact backward", "torch:tanh": "torch tanh", "torch:tanh:grad": "torch tanh backward",
+         "gelu_lab:erf:bfloat16": "gelu_lab bfloat16", "torch:erf:bfloat16": "torch bfloat16",
+         "gelu_lab:erf:float16": "gelu_lab float16", "torch:erf:float16": "torch float16"}
+
+
+def measure(a) -> dict:
+    """Print the run and return its figures: each ratio of RATIOS per thread count, and each case's Gelem/s."""
     threads = [int(t) for t in a.threads.split(",")]
     m = bench.machine(threads)
     if os.environ.get(HELD):
@@ -86,7 +102,11 @@ def main(argv=None) -> int:
     print("\n# ratios (throughput of the first over the second, same run)")
     ratios = [q for num, den in RATIOS for q in bench.ratios(rows, num, den)]
     print(text_table(ratios, ["num", "den", "threads", "ratio"], digits=4))
-    return 0
+    t = lambda n: f"{n} thread" + ("s" if n > 1 else "")  # noqa: E731
+    figures = {f"{NAMES[q['num']]} / {NAMES[q['den']]}, {t(q['threads'])}": round(q["ratio"], 3) for q in ratios}
+    figures.update({f"{NAMES.get(r['case'], r['case'])}, Gelem/s, {t(r['threads'])}": round(r["gelem_s"], 3) for r in rows})
+    figures["torch kernels"] = ", ".join(f"{c} {k}" for c, k in tk.items())
+    return figures
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ per dtype; the work behind each control (error curves on a new interval, the
 constant sliders, each fit); then the two jobs as the page starts them, with
 small plans (float32 range [1, 2], a one-size bench) and their wall time from
 start to "done". --exhaustive also times the page's real float32 job (all 2^32
-inputs of gelu_lab's exact GELU; minutes).
+inputs of gelu_lab's exact GELU; minutes). Writes bench/results/bench_implementation.json.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import record
 
 
 def timed(fn, repeats=1):
@@ -49,35 +51,45 @@ def main():
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="gelu-impl-bench-")
     os.environ["GELU_LAB_STORE"] = str(Path(tmp) / "runs.sqlite")
+    with record.recording("bench_implementation") as figures:
+        measure(args, figures)
+
+
+def measure(args, figures):
     from gelu_lab.analysis import implementation as D
     from gelu_lab.app import content, state
     from gelu_lab.app.pages import implementation as P
+    from gelu_lab.app.pages import implementation_parts as parts
+
+    def say(label, seconds, note=""):
+        figures[f"{label}, s"] = round(seconds, 3)
+        print(f"{label + ':':40s} {seconds:7.3f} s {note}")
 
     t = content.text("en", "implementation")
     print(f"cpus {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}, python {sys.version.split()[0]}")
     v, _ = state.read(P.PARAMS, "?lang=en")
-    print(f"layout cold (bfloat16):               {timed(lambda: P.layout(v, 'en')):7.2f} s")
-    print(f"layout warm (bfloat16):               {timed(lambda: P.layout(v, 'en'), 5):7.3f} s")
+    say("layout cold (bfloat16)", timed(lambda: P.layout(v, "en")))
+    say("layout warm (bfloat16)", timed(lambda: P.layout(v, "en"), 5))
     for dt in ("float16", "float32"):
         v2, _ = state.read(P.PARAMS, f"?dtype={dt}")
-        print(f"layout first {dt:9s}:               {timed(lambda: P.layout(v2, 'en')):7.2f} s")
+        say(f"layout first {dt}", timed(lambda: P.layout(v2, "en")))
     iv = iter([(-3.0 - 0.01 * i, 2.0 + 0.01 * i) for i in range(100)])
-    print(f"error curves, a new interval:         {timed(lambda: P.error_view(*next(iv), 'abs', 'off', 'en', t), 5):7.3f} s")
+    say("error curves, a new interval", timed(lambda: parts.error_view(*next(iv), "abs", "off", "en", t), 5))
     cs = iter([0.04 + 1e-4 * i for i in range(100)])
-    print(f"constant sliders (4 located maxima):  {timed(lambda: P.constants_view(next(cs), 0.8, 1.7, -4, 4, 'en', t), 5):7.3f} s")
+    say("constant sliders (4 located maxima)", timed(lambda: parts.constants_view(next(cs), 0.8, 1.7, -4, 4, "en", t), 5))
     for norm in ("max", "l2"):
         D._fit.cache_clear()
-        print(f"fit button, {norm:3s} (both forms):        {timed(lambda: P.fit_table(-4.0, 4.0, norm, t)):7.2f} s")
+        say(f"fit button, {norm} (both forms)", timed(lambda: parts.fit_table(-4.0, 4.0, norm, t)))
     D.F32_PLAN = {"mode": "range", "interval": (1.0, 2.0)}
     w, st = job_wall(lambda path: D.start_accuracy(path, "gelu"), D.ACC_JOB)
-    print(f"job: float32 range [1, 2], 2^23 inputs: {w:6.2f} s ({st})")
+    say("job: float32 range [1, 2], 2^23 inputs", w, f"({st})")
     D.BENCH_ARGS = ["--sizes", "1e5", "--repeats", "1", "--threads", "1"]
     w, st = job_wall(D.start_bench, D.BENCH_JOB)
-    print(f"job: bench, 10 cases at n = 1e5:      {w:6.2f} s ({st})")
+    say("job: bench, 10 cases at n = 1e5", w, f"({st})")
     if args.exhaustive:
         D.F32_PLAN = {"mode": "exhaustive"}
         w, st = job_wall(lambda path: D.start_accuracy(path, "gelu"), D.ACC_JOB)
-        print(f"job: float32 exhaustive, gelu_lab:    {w:6.1f} s ({st})")
+        say("job: float32 exhaustive, gelu_lab", w, f"({st})")
 
 
 if __name__ == "__main__":

@@ -15,12 +15,15 @@ gelu_lab.analysis.bench (float32 from N(0, 4)):
   torch:erf:fwd+bwd           torch.nn.GELU()(x).backward(g)
 
 and torch's time over ours (above 1: ours is faster), each ratio from this run.
+Writes bench/results/bench_op.json.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+
+import record
 
 PAIRS = [("gelu_lab:erf", "torch:erf"), ("gelu_lab.torch:erf", "torch:erf"), ("gelu_lab.torch:erf:fwd+bwd", "torch:erf:fwd+bwd")]
 
@@ -38,6 +41,12 @@ def main(argv=None) -> int:
     if min(sizes) < 1 or a.threads < 1 or a.repeats < 1:
         p.error("--sizes, --threads and --repeats must be positive")
 
+    with record.recording("bench_op") as figures:
+        figures.update(measure(a, sizes))
+    return 0
+
+
+def measure(a, sizes) -> dict:
     from gelu_lab.analysis import bench
     from gelu_lab.results.printing import text_table
 
@@ -50,7 +59,9 @@ def main(argv=None) -> int:
     ratio = {(q["num"], q["n"]): q["ratio"] for num, den in PAIRS for q in bench.ratios(rows, num, den)}
     print(text_table([{"n": n, **{k: us[(k, n)] for k in names}, **{f"{den} / {num}": ratio[(num, n)] for num, den in PAIRS}}
                       for n in sizes], ["n", *names, *(f"{den} / {num}" for num, den in PAIRS)], digits=4))
-    return 0
+    figures = {f"{k}, n = {n}, microseconds a call": round(us[(k, n)], 2) for n in sizes for k in names}
+    figures.update({f"{den} / {num}, n = {n}": round(ratio[(num, n)], 3) for n in sizes for num, den in PAIRS})
+    return figures
 
 
 if __name__ == "__main__":

@@ -14,13 +14,13 @@ and measures, in the page:
   frame in between: what the page could do with no frame cap; the median of --rounds.
 
 Prints the CPU, the cores and the load average with the figures.
+Writes bench/results/bench_playground.json.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import sys
 import time
@@ -29,16 +29,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from app_browser import ARGS, CHROMIUM, serve_in_thread  # noqa: E402
 
+import record  # noqa: E402
+
 from gelu_lab.app.pages.playground import CELLS  # noqa: E402
 
 URL = "/playground?dataset=spiral&layers=2&units=8&act_a=gelu&act_b=relu&lang=en"
-
-
-def cpu() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor() or "unknown"
 
 
 def main() -> None:
@@ -47,6 +42,11 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--n", type=int, default=300, help="steps per capacity round")
     args = ap.parse_args()
+    with record.recording("bench_playground") as figures:
+        figures.update(measure(args))
+
+
+def measure(args) -> dict:
     from playwright.sync_api import sync_playwright
 
     base, server = serve_in_thread()
@@ -69,11 +69,13 @@ def main() -> None:
         version = browser.version
         browser.close()
     server.close()
-    print(f"CPU: {cpu()}, {os.cpu_count()} cores, load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}; Chromium {version} (headless)")
+    print(f"CPU: {record.machine()['cpu']}, {os.cpu_count()} cores, load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}; Chromium {version} (headless)")
     print(f"page: two networks, 2 hidden layers x 8 units (GELU, ReLU), spiral, 400 points, {CELLS} x {CELLS} heatmaps")
     print(f"live (requestAnimationFrame loop, {args.seconds:g} s): {live[0]:.1f} steps/s, {live[1]:.1f} redraws/s")
     print(f"capacity (step + redraw, no frame cap, {args.rounds} x {args.n}): median {statistics.median(caps):.0f} steps+redraws/s "
           f"(min {min(caps):.0f}, max {max(caps):.0f})")
+    return {"live loop, steps per second": round(live[0], 1), "live loop, redraws per second": round(live[1], 1),
+            "no frame cap, steps + redraws per second (median)": round(statistics.median(caps)), "Chromium": version}
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@
    same array (as in a torch program): the median milliseconds of each, with the extension's
    OpenMP threads (the default) and with Python threads instead (the path of a build without
    OpenMP or a forked process). libgomp's threads spin for a while after each torch op.
+Writes bench/results/bench_threads.json.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import numpy as np
 import torch
 
 import gelu_lab
+import record
 from gelu_lab import kernels
 from gelu_lab.analysis import bench
 
@@ -30,7 +32,7 @@ def best_ns(fn, n: int, repeats: int) -> float:
     return bench.time_call(fn, repeats)["min_s"] / n * 1e9
 
 
-def scaling(repeats: int) -> None:
+def scaling(repeats: int, figures: dict) -> None:
     v = kernels._VARIANTS[kernels.variant()]
     print("# 1. the C kernel alone and torch, ns per element (best of", repeats, ")")
     print(f"{'n':>6} {'function':>9} {'threads':>7} {'gelu_lab':>9} {'torch':>7}")
@@ -48,10 +50,12 @@ def scaling(repeats: int) -> None:
                 ours = best_ns(lambda: kernels._native.f32(fn, v, x, y, und, t), n, repeats)
                 theirs = best_ns(torch_fn[fn], n, repeats)
                 one = one or ours
+                figures[f"C kernel {name}, 2^{k} inputs, {t} thread{'s' if t > 1 else ''}, ns per element"] = round(ours, 3)
+                figures[f"torch {name}, 2^{k} inputs, {t} thread{'s' if t > 1 else ''}, ns per element"] = round(theirs, 3)
                 print(f"2^{k:<4} {name:>9} {t:>7} {ours:9.3f} {theirs:7.3f}" + (f"   speed-up {one / ours:.2f}" if t == 2 else ""))
 
 
-def beside_torch(repeats: int) -> None:
+def beside_torch(repeats: int, figures: dict) -> None:
     n = 1 << 24
     x = np.random.default_rng(0).normal(0, 2, n).astype(np.float32)
     y, xt, yt = np.empty_like(x), torch.from_numpy(x), torch.empty(n)
@@ -71,6 +75,7 @@ def beside_torch(repeats: int) -> None:
                     theirs.append(time.perf_counter() - t1)
         finally:
             kernels._native_threads = saved
+        figures[f"gelu_lab.gelu beside torch, 2^24 inputs, 2 threads, {label}, ms"] = round(1e3 * statistics.median(ours), 2)
         print(f"{label:>26}: gelu_lab {1e3 * statistics.median(ours):6.2f}   torch {1e3 * statistics.median(theirs):6.2f}")
 
 
@@ -83,8 +88,9 @@ def main(argv=None) -> int:
     if kernels.variant() == "numba":
         print("the native kernel is not in use here (numba runs): nothing to measure", file=sys.stderr)
         return 2
-    scaling(a.repeats)
-    beside_torch(a.repeats)
+    with record.recording("bench_threads") as figures:
+        scaling(a.repeats, figures)
+        beside_torch(a.repeats, figures)
     return 0
 
 

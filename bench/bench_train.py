@@ -10,6 +10,7 @@ is ``gelu_lab.nn.train.train`` with everything on: evals every
 norms), store writes, checkpoints, the progress bar (to /dev/null). Its time
 is the step loop ("loop_s"), without the final full-val pass that a plain
 loop would not do either. Bar (issue 6): instrumentation <= 10 %.
+Writes bench/results/bench_train.json.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import tempfile
 import time
 
 import torch
+
+import record
 
 
 def plain_loop(cfg, data) -> float:
@@ -71,6 +74,11 @@ def main():
     cfg = TrainConfig.make(args.preset, steps=args.steps, ckpt_every=max(1, args.steps // 2))
     data = CharData(load_text(), cfg.val_frac)
     tokens = cfg.steps * cfg.batch_size * cfg.block_size
+    with record.recording("bench_train") as figures:
+        figures.update(measure(args, cfg, data, tokens))
+
+
+def measure(args, cfg, data, tokens) -> dict:
     plain, lab = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(args.pairs):
@@ -82,6 +90,9 @@ def main():
         print(f"  pair {i}: plain {p:7.2f} s ({tokens / p:9,.0f} tok/s)   lab {q:7.2f} s ({tokens / q:9,.0f} tok/s)   lab/plain {q / p:.3f}")
     ratio = statistics.median(q / p for p, q in zip(plain, lab))
     print(f"median lab/plain = {ratio:.3f}: instrumentation costs {100 * (ratio - 1):+.1f} % (bar: <= +10 %)")
+    return {f"lab / plain step time, median of {args.pairs} pairs": round(ratio, 3),
+            "plain loop, tokens/s (median)": round(tokens / statistics.median(plain)),
+            "preset, steps, threads": f"{args.preset}, {cfg.steps}, {args.threads}"}
 
 
 if __name__ == "__main__":

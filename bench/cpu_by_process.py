@@ -9,6 +9,7 @@ each process is filed under a kind named by its command line when first seen
 program's name). A process that starts and ends between two readings, and the
 last second of each, are missed: the sums are a lower bound. Prints the CPU
 seconds per kind, their share, and the command's wall time.
+Writes bench/results/cpu_by_process.json.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import subprocess
 import sys
 import time
 from collections import Counter
+
+import record
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -59,6 +62,11 @@ def main(argv: list[str]) -> int:
     if not argv:
         print("usage: bench/cpu_by_process.py -- COMMAND [ARG ...]", file=sys.stderr)
         return 2
+    with record.recording("cpu_by_process", command=f"bench/cpu_by_process.py -- {' '.join(argv)}") as figures:
+        return watch(argv, figures)
+
+
+def watch(argv: list[str], figures: dict) -> int:
     seen: dict[str, tuple[str, float]] = {}  # pid -> (kind, CPU seconds at the last reading)
     total: Counter = Counter()
     t0 = time.perf_counter()
@@ -80,6 +88,8 @@ def main(argv: list[str]) -> int:
     print(f"# {' '.join(argv)}: exit {proc.returncode}, {wall:.0f} s wall, {whole:.0f} CPU-s counted")
     for k, v in total.most_common(15):
         print(f"{v:8.1f} s  {100 * v / whole:5.1f} %  {k}")
+        figures[f"{k}, share of CPU seconds counted"] = f"{100 * v / whole:.1f} %"
+    figures.update({"wall, s": round(wall), "CPU seconds counted": round(whole), "exit status": proc.returncode})
     return proc.returncode
 
 

@@ -12,6 +12,7 @@ plus the midpoints between neighbouring values of each format.
 
 Prints inputs tried per dtype, failures (each one described) and seconds;
 exits 1 if anything failed.
+Writes bench/results/fuzz_numeric.json (also when a failure is found: it is the finding).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
+
+import record
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import test_fuzz_numeric as T  # noqa: E402
@@ -75,6 +78,11 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=1 << 20, help="random float32/float64 inputs of each kind per function (default 2^20)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
+    with record.recording("fuzz_numeric") as figures:
+        return run(args, figures)
+
+
+def run(args, figures) -> int:
     rng = np.random.default_rng(args.seed)
 
     t0 = time.perf_counter()
@@ -98,6 +106,9 @@ def main() -> int:
 
     total += n_torch + n_round
     print(f"inputs tried: {total:,d}; failures: {len(failures)}; {time.perf_counter() - t0:.1f} s in all")
+    figures.update({"inputs tried": total, "public functions x dtypes": f"{r['cases']} x {len(T.DTYPES)}",
+                    "torch value / backward / double-backward checks": n_torch, "round_to_format cases": n_round,
+                    "failures": len(failures), "seconds in all": round(time.perf_counter() - t0, 1)})
     for f in failures:
         print("  " + f)
     return 1 if failures else 0

@@ -11,7 +11,7 @@ settling, each settling call timed inside the timed loop); the share of inputs
 listed and the settling's ns per listed input; the inputs left to
 gelu_lab.reference; the listed inputs by band of x (% of all inputs).
 bench/bench_gelu.py gives the end-to-end ratios against torch; this says
-which part of the kernel to work on.
+which part of the kernel to work on. Writes bench/results/native_split.json.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import sys
 import sysconfig
 import tempfile
 
+import record
 from gelu_lab.analysis.bench import cpu_isa
 from gelu_lab.results.store import provenance
 
@@ -62,7 +63,11 @@ def main(argv=None) -> int:
         lib = ctypes.CDLL(str(build(pathlib.Path(d), flags)))
         print(f"# {provenance()['processor']}; ISA: {cpu_isa() or '-'}; built with {' '.join(flags)}", flush=True)
         lib.native_split.argtypes = [ctypes.c_ulonglong, ctypes.c_int]
-        return lib.native_split(a.n, a.repeats)
+        with record.recording("native_split", fd_level=True, flags=" ".join(flags)):  # the C code prints the table
+            rc = lib.native_split(a.n, a.repeats)
+            if rc:
+                raise SystemExit(rc)
+        return 0
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ browser's CPU time for the whole walk is read from /proc.
 --bare N,...: the same routes in the smallest Dash app that shows the cost, none of GELU
 Lab in it: one callback answers /N with N components (N/2 html.Div, each holding an
 html.Span); the time from the route to all of them in the page, the slowest of --rounds.
+Writes bench/results/route_cost.json (route_cost_bare.json with --bare).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from app_browser import ARGS, CHROMIUM, open_page, serve_in_thread  # noqa: E402
 from cpu_by_process import cpu_s, kind  # noqa: E402  (bench/, the script's folder)
+import record  # noqa: E402
 
 # every dispatch counted by its action type (a thunk has none), into window.__acts
 HOOK = """() => { if (window.__routeHook) return; window.__routeHook = 1; window.__acts = {};
@@ -109,10 +111,6 @@ def pages(tab, base: str, lang: str, rounds: int) -> tuple[list[dict], float]:
 
 
 def main(argv=None) -> int:
-    from playwright.sync_api import sync_playwright
-
-    from gelu_lab.results.printing import text_table
-
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--lang", default="zh", choices=("zh", "en"))
     p.add_argument("--rounds", type=int, default=2)
@@ -124,6 +122,16 @@ def main(argv=None) -> int:
         p.error(f"--bare takes whole numbers, comma-separated: {a.bare!r}")
     if any(n < 2 for n in sizes):
         p.error(f"--bare: each count at least 2: {a.bare!r}")
+    with record.recording("route_cost_bare" if sizes else "route_cost") as figures:
+        figures.update(measure(a, sizes))
+    return 0
+
+
+def measure(a, sizes) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    from gelu_lab.results.printing import text_table
+
     base, server = serve_in_thread(bare_app().server if sizes else None)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -137,11 +145,12 @@ def main(argv=None) -> int:
     if sizes:
         print(f"# the bare Dash app ({a.rounds} rounds; the slowest of each size)")
         print(text_table(rows, ["components", "s", "dispatches", "reset_component_state"]))
-        return 0
+        return {f"{r['components']} components, s (dispatches)": f"{r['s']:.2f} ({r['dispatches']})" for r in rows}
     print(f"# {a.rounds} rounds of routes in {a.lang}, 1366 px; the slowest of each page")
     print(text_table(rows, ["page", "s", "dispatches", "reset_component_state", "dom_elements"]))
     print(f"# Chromium CPU for the walk: {cpu:.1f} s ({cpu / (a.rounds * len(rows)):.2f} s a route)")
-    return 0
+    return {**{f"route to {r['page']}, s (dispatches)": f"{r['s']:.2f} ({r['dispatches']})" for r in rows},
+            "Chromium CPU for the walk, s": round(cpu, 1)}
 
 
 if __name__ == "__main__":

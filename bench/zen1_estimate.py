@@ -24,9 +24,10 @@ cycles). The loops, read with objdump from the code that actually runs:
 Two model figures are printed: "total" (llvm-mca's simulated cycles, with the
 dependencies and the scheduler) and "rthr" (the block's reciprocal throughput,
 resources only). Calibrate on numba's line: its measured change, Zen 4 stand-in
-(bench/bench_gelu.py --avx2) to the Zen 1 runs of the README, was 0.73-0.78
+(bench/bench_gelu.py --avx2) to the real Zen 1 runs of 2026-11-30, was 0.73-0.78
 (gelu) and 0.80-0.83 (gelu_grad). Multiply a stand-in ratio by a factor to get
-the estimate; the README says which figure tracked numba's and what it gives.
+the estimate (docs/decisions.md, "The AVX2 stand-in").
+Writes bench/results/zen1_estimate.json.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
+import record  # noqa: E402
 from bench_gelu import held_to_avx2_env  # noqa: E402  (the one stand-in environment: numba, ATen and oneDNN held to AVX2)
 ITER = 300
 CPUS = ("znver1", "znver4")
@@ -174,6 +176,12 @@ def main(argv=None) -> int:
     if shutil.which(a.mca) is None:
         print(f"{a.mca} not found: apt-get install llvm-19 (or pass --mca)", file=sys.stderr)
         return 2
+    with record.recording("zen1_estimate") as figures:
+        estimate(a, figures)
+    return 0
+
+
+def estimate(a, figures) -> None:
     with tempfile.TemporaryDirectory() as t:
         tmp = pathlib.Path(t)
         dnnl, nb, share = onednn(tmp), numba_loops(tmp), listed_share()
@@ -200,7 +208,7 @@ def main(argv=None) -> int:
             f = [(model[(torch_, fn), "znver1"][i] / model[(torch_, fn), "znver4"][i])
                  / (model[(who, fn), "znver1"][i] / model[(who, fn), "znver4"][i]) for i in (0, 1)]
             print(f"{who:>24} {fn:4}  {f[0]:.2f} / {f[1]:.2f}")
-    return 0
+            figures[f"{who} {fn}: factor of ours / torch from Zen 4 to Zen 1 (simulated cycles)"] = round(f[0], 2)
 
 
 if __name__ == "__main__":

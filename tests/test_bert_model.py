@@ -192,6 +192,25 @@ def test_swap_on_the_real_model_and_back_bit_for_bit(bert):
             assert cos > 0.99999 if to == "gelu_lab" else cos < 0.9999
 
 
+def test_swap_to_relu_then_back_to_gelu_on_the_real_model(bert):
+    """As a user tried it: swap(model, "relu") then swap(model, "gelu") left ReLU in place (the
+    second call found no GELU-like site; embeddings 1.79 apart at most). Now the sites stay sites."""
+    from gelu_lab import torch as gtorch
+
+    _, model = bert
+    two = SENTENCES[:2]
+    before = P.embed(bert, two)
+    with P._LOCK:
+        first = gtorch.swap(model, "relu")
+        try:
+            back = gtorch.swap(model, "gelu")
+            assert [type(r.old).__name__ for r in back] == ["ReLU"] * 6
+            assert (P.embed(bert, two) - before).abs().max() < 1e-5
+        finally:
+            gtorch.restore(first)
+    assert torch.equal(P.embed(bert, two), before)
+
+
 def test_probe_swaps_only_the_layers_asked_for(bert):
     _, model = bert
     acts = lambda: [type(layer.intermediate.intermediate_act_fn).__name__ for layer in P.layers(model)]  # noqa: E731

@@ -109,6 +109,8 @@ USAGE = [
     (["probe", "--sentences", "abc"], "abc"),
     (["probe", "--sentences", "2"], "3..20000"),
     (["probe", "--threads", "0"], "threads"),
+    (["doctor", "--format", "xml"], "xml"),
+    (["doctor", "--bogus"], "--bogus"),
     (["probe", "--precision", "float8"], "float8"),
     (["probe", "--text", "{tmp}/missing.txt"], "no such file"),
     (["probe", "--text", "{tmp}/binary.txt"], "UTF-8"),

@@ -14,8 +14,8 @@
 "scalar-libm" (the same C as "scalar", fma() by libm: the same results, fma being
 correctly rounded) would more than double the sweep's time, which make test cannot
 spare: it is left to the sample here, the dense slices of tests/test_native_kernel.py
-and bench/exhaustive_native.py (which prints each variant's seconds; README "Two
-commands" has the test's time).
+and bench/exhaustive_native.py (which prints each variant's seconds; docs/decisions.md,
+"The exhaustive float32 test", has the test's time).
 """
 
 from __future__ import annotations

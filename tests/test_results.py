@@ -133,6 +133,6 @@ def test_cpu_name_carries_family_and_model(tmp_path, monkeypatch):
     info.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 23\nmodel\t\t: 1\n"
                     "model name\t: AMD EPYC\n\nprocessor\t: 1\ncpu family\t: 99\nmodel name\t: other\n")
     monkeypatch.setattr(store, "Path", lambda p: info if p == "/proc/cpuinfo" else pathlib.Path(p))
-    assert store._cpu_name() == "AMD EPYC (Family 23 Model 1)"
+    assert store.cpu_name() == "AMD EPYC (Family 23 Model 1)"
     info.write_text("model name\t: Some CPU\n")
-    assert store._cpu_name() == "Some CPU"
+    assert store.cpu_name() == "Some CPU"

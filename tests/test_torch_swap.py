@@ -65,7 +65,8 @@ def test_finds_every_gelu_with_its_form_and_nothing_else():
     assert done[0].path == "0.intermediate_act_fn" and [r.path for r in done[-2:]] == [f"{len(m) - 1}.1", f"{len(m) - 1}.3"]
     assert all(isinstance(r.new, gtorch.GELU) and r.new.approximate == r.form for r in done)
     assert len(gtorch.swap(m, "relu")) == len(done)  # gelu_lab's GELUs are GELUs too
-    assert not gtorch.swap(m, "tanh")  # nothing GELU-like is left
+    again = gtorch.swap(m, "tanh")  # a swapped site stays a site, with its first form
+    assert [r.path for r in again] == [r.path for r in done] and all(isinstance(r.old, nn.ReLU) for r in again)
     for fn, block in zip(NOT_GELUS, m[len(GELUS) :]):
         assert block.intermediate_act_fn is fn
 
@@ -88,6 +89,31 @@ def test_swap_back_restores_outputs_bit_for_bit():
     block = m[list(GELUS).index("F.gelu")]
     assert "intermediate_act_fn" not in block._modules and block.__dict__["intermediate_act_fn"] is F.gelu
     assert gtorch.swap_back is gtorch.restore
+
+
+def test_a_swapped_site_swaps_again_to_anything_and_back():
+    """swap(model, "relu") then swap(model, "gelu") gives GELU back (the second call used to find
+    no GELU-like site and leave ReLU in place), each site in its first form; restoring the
+    first record still puts the original objects back, bit for bit."""
+    m = model()
+    x = torch.randn(16, 4, dtype=torch.float32)
+    before = m(x)
+    first = gtorch.swap(m, "relu")
+    assert not torch.equal(m(x), before)
+    back = gtorch.swap(m, "gelu_lab")
+    assert [r.form for r in back] == [r.form for r in first] and all(isinstance(r.old, nn.ReLU) for r in back)
+    torch.testing.assert_close(m(x), before, rtol=1e-6, atol=1e-7)  # gelu_lab's op in each site's form
+    gtorch.swap(m, nn.Tanh())
+    assert all(isinstance(b.intermediate_act_fn, nn.Tanh) for b in m[: len(GELUS)])
+    gtorch.restore(first)
+    assert torch.equal(m(x), before)
+
+
+def test_a_swap_that_finds_no_site_says_what_it_looked_for():
+    plain = nn.Sequential(nn.Linear(2, 2), nn.ReLU(), Block(F.relu))
+    with pytest.raises(ValueError, match=r"no GELU-like activation in Sequential; looked for torch\.nn\.GELU.*GELUActivation"):
+        gtorch.swap(plain, "relu")
+    assert isinstance(plain[1], nn.ReLU) and plain[2].intermediate_act_fn is F.relu  # left as it was
 
 
 @pytest.mark.parametrize("name", activations.names(every=True) + ["none", "tanh", "sigmoid", "gelu_new", "swish"])

@@ -3,7 +3,8 @@
 Each command lives in its own module with a ``register(subparsers)`` function
 that adds its parser and sets ``func``; this file only collects them and turns
 every failure into one line on stderr: exit 2 for bad usage (CliError,
-ValueError from parsing), 1 for a runtime failure (OSError, ...), never a traceback.
+ValueError from parsing) and for a command whose extra is not installed (the line
+names it), 1 for a runtime failure (OSError, ...), never a traceback.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import argparse
 import importlib
 import sys
 
-from . import __version__
+from . import __version__, extras
 from .commands import CliError, Parser
 from .results import jobs
 
@@ -31,6 +32,7 @@ COMMAND_MODULES = [
     "gelu_lab.commands.custom",
     "gelu_lab.commands.report",
     "gelu_lab.commands.probe",
+    "gelu_lab.commands.doctor",
 ]
 
 
@@ -87,6 +89,15 @@ def _run(argv) -> int:
             parser.print_help()
             return 2
         return int(args.func(args) or 0)
+    except ModuleNotFoundError as e:
+        if e.name is None or extras.extra_of(e.name) is None:  # not an optional package: a broken install
+            print(f"gelu-lab: error: ModuleNotFoundError: {e}", file=sys.stderr)
+            return 1
+        command = argv[0] if argv and not argv[0].startswith("-") else ""
+        whole = extras.COMMANDS.get(command)  # `train` needs [nn], which brings torch, not just [torch]
+        extra = whole if whole and e.name.split(".")[0] in extras.EXTRAS[whole] else None
+        print(f"gelu-lab: error: {extras.needs(f'gelu-lab {command}'.strip(), e.name, extra)}", file=sys.stderr)
+        return 2
     except (CliError, ValueError) as e:
         print(f"gelu-lab: error: {e}".replace("gelu-lab: error: gelu-lab", "gelu-lab"), file=sys.stderr)
         return 2

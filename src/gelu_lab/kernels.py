@@ -382,17 +382,18 @@ def raw_f32(name: str, x: np.ndarray, out: np.ndarray | None = None):
 # Where it was not built (no C compiler at install time) the numba kernels run.
 # GELU_LAB_KERNEL=numba|scalar|avx2|avx512 forces one.
 
+_NATIVE_ERROR = ""  # why the extension did not load, where it did not
 try:  # by name: an extension module is no source file, and import-linter would read `from . import` as the package
     _native = importlib.import_module(f"{__package__}._native")
-except ImportError:  # built without a C compiler: the numba kernels
-    _native = None
+except ImportError as e:  # built without a C compiler (or, from the wheel, no libgomp.so.1 here): the numba kernels
+    _native, _NATIVE_ERROR = None, "" if isinstance(e, ModuleNotFoundError) else str(e)
 
 _VARIANTS = {name: v for v, name in enumerate(_native.VARIANT_NAMES)} if _native is not None else {}  # name -> f32's number
 KERNEL_ENV = "GELU_LAB_KERNEL"
 
 
 # fastest first, as bench/bench_gelu.py measures them (its --avx2 stand-in for the avx2
-# row; the README has the figures): numba beats the scalar variants everywhere
+# row; docs/measurements.md has the figures): numba beats the scalar variants everywhere
 _ORDER = ("avx512", "avx2", "numba", "scalar", "scalar-libm")
 
 
@@ -431,6 +432,22 @@ def variant() -> str:
     if want not in have:
         raise ValueError(f"{KERNEL_ENV}={want!r} cannot run here; available: {', '.join(have)}")
     return want
+
+
+def reason() -> str:
+    """Why :func:`variant` is the kernel in use here, in a few words."""
+    v = variant()
+    if _forced():
+        return f"{KERNEL_ENV}={_forced()} forces it"
+    if _native is None and _NATIVE_ERROR:
+        return f"the C extension gelu_lab._native does not load: {_NATIVE_ERROR}"
+    if _native is None:
+        return "the C extension gelu_lab._native was not built (no C compiler when pip installed gelu-lab)"
+    if v == "avx512":
+        return "this CPU has AVX-512 (avx512f, avx512vl)"
+    if v == "avx2":
+        return "this CPU has AVX2 and FMA but no AVX-512"
+    return "this CPU has neither AVX-512 nor AVX2+FMA; numba's kernel is faster than the C scalar variant"
 
 
 def lookup_variant() -> str:

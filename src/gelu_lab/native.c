@@ -247,7 +247,7 @@ INSTANTIATE(scalarfma, T_FMA, main_scalar_body)
 
 /* ---- AVX2 + FMA: 4 lanes ----
  * The main pass and its settling as in the AVX-512 kernel below, at half the
- * width, bound by its float64 work (README: its speed next to numba's). */
+ * width, bound by its float64 work (docs/measurements.md: its speed; docs/decisions.md: its form). */
 #define T_AVX2 __attribute__((target("avx2,fma")))
 
 T_AVX2 AI __m256d poly2_256(const double *c0, const double *c1, int m, __m256d t) {
@@ -413,7 +413,7 @@ T_AVX2 AI size_t main_avx2_body(int fn, const float *x, float *y, size_t n, uint
         }
         for (i = c0; i < c1; i += 8) { /* pass 2 */
             /* 4 KiB ahead, issued from this long pass, where they spread out: issued from pass 1
-             * they come 32 in a burst, likely more misses than a core keeps in flight (README, AVX2) */
+             * they come 32 in a burst, likely more misses than a core keeps in flight (docs/decisions.md, the AVX2 variant) */
             _mm_prefetch((const char *)(x + i + 1024), _MM_HINT_T0);
             const float *tp = tb + (i - c0); /* halves converted from memory: no extraction */
             const uint32_t *op = ob + (i - c0);

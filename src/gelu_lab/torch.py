@@ -583,6 +583,31 @@ def _set(owner: nn.Module, name: str, value) -> None:
         object.__setattr__(owner, name, value)
 
 
+# owner.<_SITES> = {name: GELU form}: the sites swap() has replaced on that module, so that they
+# stay sites whatever they hold now (swap to ReLU, then back to GELU). A plain attribute whose
+# name starts with "_": neither a child module nor state_dict, and never scanned as a site.
+_SITES = "_gelu_lab_swapped_sites"
+
+LOOKED_FOR = ("torch.nn.GELU, gelu_lab's GELU and SigmoidGELU, transformers' GELU activations "
+              f"({', '.join(_HF_FORMS)}), attributes holding F.gelu or gelu_lab.gelu, "
+              "and sites an earlier swap() replaced")
+
+
+def sites(model: nn.Module) -> list[tuple[str, nn.Module, str, object, str]]:
+    """Every site swap() replaces: (path, owner, name, object now there, GELU form), a site
+    being a GELU-like activation or a place an earlier swap() replaced (with its first form)."""
+    found = []
+    for path, owner in list(model.named_modules()):
+        if gelu_form(owner) is not None:
+            continue  # a GELU's own insides (none in practice) belong to it
+        swapped = vars(owner).get(_SITES, {})
+        for name, obj in list(owner._modules.items()) + [(k, v) for k, v in vars(owner).items() if not k.startswith("_")]:
+            form = swapped.get(name) or (gelu_form(obj) if obj is not None else None)
+            if form is not None:
+                found.append((f"{path}.{name}" if path else name, owner, name, obj, form))
+    return found
+
+
 def swap(model: nn.Module, to) -> Swapped:
     """Replace every GELU-like activation of `model` by `to`; returns what was replaced.
 
@@ -591,26 +616,25 @@ def swap(model: nn.Module, to) -> Swapped:
     AccurateGELUActivation, GELUTanh, PytorchGELUTanh, QuickGELUActivation;
     not ClippedGELUActivation, which clips), and attributes holding a GELU
     function (``intermediate_act_fn = F.gelu``, a partial of it with
-    ``approximate``, gelu_lab's gelu). `to`: see ``replacement``; a new module per
-    site for a name, the same module everywhere for a module. A Swapped record
-    as `to` restores it (as ``restore``). Swapping back restores the model's
-    outputs bit for bit: the original objects are put back.
+    ``approximate``, gelu_lab's gelu). A site swap() replaced stays a site: swap
+    it again to anything, back to GELU included (a name then takes the site's
+    first GELU form). `to`: see ``replacement``; a new module per site for a name,
+    the same module everywhere for a module. A Swapped record as `to` restores it
+    (as ``restore``). Swapping back restores the model's outputs bit for bit: the
+    original objects are put back. ValueError when the model has no site.
     """
     if isinstance(to, list) and all(isinstance(r, Replaced) for r in to):
         restore(to)
         return Swapped()
+    found = sites(model)
+    if not found:
+        raise ValueError(f"swap: no GELU-like activation in {type(model).__name__}; looked for {LOOKED_FOR}")
     done = Swapped()
-    for path, owner in list(model.named_modules()):
-        if gelu_form(owner) is not None:
-            continue  # a GELU's own insides (none in practice) belong to it
-        sites = list(owner._modules.items()) + [(k, v) for k, v in vars(owner).items() if not k.startswith("_")]
-        for name, obj in sites:
-            form = gelu_form(obj) if obj is not None else None
-            if form is None:
-                continue
-            new = replacement(to, form)
-            _set(owner, name, new)
-            done.append(Replaced(owner, name, obj, new, form, f"{path}.{name}" if path else name))
+    for path, owner, name, obj, form in found:
+        new = replacement(to, form)
+        _set(owner, name, new)
+        vars(owner).setdefault(_SITES, {})[name] = form
+        done.append(Replaced(owner, name, obj, new, form, path))
     return done
 
 

@@ -127,7 +127,7 @@ def _torch_default():
     try:
         import torch
     except ImportError:
-        return _ev("untested", {}, "note.torch_missing", how="pip install torch")
+        return _ev("untested", {}, "note.torch_missing", how="pip install 'gelu-lab[torch]'")
     m = torch.nn.GELU()
     y = float(m(torch.tensor(1.0, dtype=torch.float64)))
     exact, tanh = float(nm.gelu_exact(1.0)), float(nm.gelu_tanh(1.0))

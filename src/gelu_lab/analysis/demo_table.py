@@ -113,7 +113,7 @@ def seed_zero_edge() -> float:
 def seed_scan(lo: float = -10.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(x, seed, gelu_lab) on the grid 0, -SCAN_STEP, ... down to lo, in float64.
 
-    gelu_lab's float64 gelu (within 2 ulp, README) is the yardstick here: its own
+    gelu_lab's float64 gelu (within 2 ulp, tests/test_core_accuracy.py) is the yardstick here: its own
     relative error, ~1e-16, is far below anything the scan looks for."""
     x = -np.arange(0, int(-lo / SCAN_STEP) + 1) * SCAN_STEP
     return x, np.array([seed_demo.gelu(v) for v in x.tolist()]), core.gelu(x)

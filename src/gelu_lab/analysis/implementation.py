@@ -3,7 +3,7 @@
     errors_on(a, b, scale)              the two approximations' error curves on [a, b], maxima located
     constants_on(c, k, beta, a, b)      the forms with other constants against the classic ones
     fit_rows(a, b, norm)                the fitted constants (`gelu-lab fit`)
-    precision_rows(dtype)               ULP precision of each implementation (IMPLS)
+    precision_rows(dtype)               ULP precision of each implementation (IMPLS, those installed: runnable())
     ulp_points(impl, dtype, a, b)       the inputs it rounds wrongly, with their error
     cost()                              throughput per form and backend from the newest bench run
     start_accuracy(store, impl), start_bench(store)    its background jobs
@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from .. import results
+from .. import extras, results
 from ..results import jobs, shipped
 from ..results.printing import pct
 from . import accuracy as acc
@@ -142,10 +142,15 @@ def precision_rows(dtype) -> list[dict]:
     return rows
 
 
+def runnable() -> tuple[str, ...]:
+    """The impls of IMPLS this installation computes: torch's need torch (the [torch] extra)."""
+    return tuple(i for i in IMPLS if not i.startswith("torch:") or extras.installed("torch"))
+
+
 def summaries(dtype) -> dict:
-    """{impl: (summary, source)}: 16-bit exhaustive now; float32 the stored run or a sample."""
+    """{impl: (summary, source)} of the runnable() impls: 16-bit exhaustive now; float32 the stored run or a sample."""
     out = {}
-    for impl in IMPLS:
+    for impl in runnable():
         if dtype != "float32":
             out[impl] = (_exhaustive16(impl, dtype), "exhaustive")
         else:

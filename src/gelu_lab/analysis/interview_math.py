@@ -178,6 +178,8 @@ def bf16_edge():
 
 
 def bf16():
+    import torch  # first: without it, ModuleNotFoundError names it (the page then names the extra)
+
     from ..reference import correctly_rounded
     from . import accuracy
 
@@ -188,8 +190,6 @@ def bf16():
     tail = zero & (xf < -1.0)  # the negative tail: GELU(x) = x Phi(x) below bfloat16's smallest number
     ours = accuracy.measure("gelu", "bfloat16", progress=False)
     torch_ = accuracy.measure("torch:gelu", "bfloat16", progress=False)
-    import torch
-
     return {"torch_version": torch.__version__, "bf16_zero": int(np.count_nonzero(zero)), "bf16_zero_tail": int(np.count_nonzero(tail)),
             "bf16_zero_tiny": int(np.count_nonzero(zero & (np.abs(xf) < 1.0))),
             "ours_max_ulp": ours["max_ulp"], "torch_max_ulp": torch_["max_ulp"], "torch_wrong": torch_["wrong"],

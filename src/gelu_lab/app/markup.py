@@ -5,7 +5,7 @@
 Why a page wants this (components.static): dash-renderer 4.4 dispatches a store
 action for each component it renders, and each dispatch runs the selector of every
 component on the page, so the cost of drawing a page grows with the square of its
-component count (README, "Two commands": bench/route_cost.py). Content that never
+component count (docs/decisions.md, "Tables as static markup": bench/route_cost.py). Content that never
 changes once drawn (a table of measured numbers) needs none of that bookkeeping:
 as one div whose markup the browser parses, it costs one component.
 

@@ -40,10 +40,7 @@ def run(args) -> int:
 
     if not 1 <= args.workers <= 64:
         raise ValueError(f"--workers must be in 1..64, got {args.workers}")
-    try:
-        import torch  # noqa: F401 (the runs need it; say so before the first one fails)
-    except ImportError:
-        raise ValueError("the experiment needs torch: pip install 'gelu-lab[torch]'") from None
+    import torch  # noqa: F401 (the runs need it: without it the CLI names the extra before the first run fails)
     store = args.store or str(default_path())
     plan = PLANS[args.plan]
     got = carry_out(plan, store, workers=args.workers, progress=not args.no_progress)

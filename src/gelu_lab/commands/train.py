@@ -117,10 +117,7 @@ def run(args) -> int:
         raise ValueError(f"--seed-start must be >= 0, got {args.seed_start}")
     if args.lr is not None and not 0 < args.lr < 1:
         raise ValueError(f"--lr must be in (0, 1), got {args.lr}")
-    try:
-        import torch
-    except ImportError:
-        raise ValueError("training needs torch: pip install 'gelu-lab[torch]'") from None
+    import torch  # without it the CLI names the extra to install
     from ..nn.train import TrainConfig, grid, train
     from ..results.store import Store, train_runs
 

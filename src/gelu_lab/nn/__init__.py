@@ -5,5 +5,5 @@
     train.train(...)                  one run: metrics to the runs store, checkpoints, resume, DDP
     runs                              reading, exporting and comparing stored runs
 
-Importing :mod:`gelu_lab.nn` needs torch (``pip install gelu-lab[torch]``).
+Importing :mod:`gelu_lab.nn` needs torch (``pip install 'gelu-lab[nn]'``).
 """

@@ -7,7 +7,8 @@ When ``$GELU_LAB_JOB_PROGRESS`` names a file (a background job started by
 :mod:`gelu_lab.results.jobs` sets it), every update also writes ``{"n", "total", "desc",
 "time"}`` there, atomically (write + rename), so the app can show how far a job
 got whatever state its stderr is in (a job's stderr is a log file, where tqdm
-stays silent). Without the variable it is plain tqdm.
+stays silent). Without the variable it is plain tqdm; without tqdm (the library installed
+without extras) the bar is silent and the file is still written.
 """
 
 from __future__ import annotations
@@ -17,9 +18,27 @@ import os
 import time
 from pathlib import Path
 
-from tqdm import tqdm
-
 from .files import atomic_write
+
+try:
+    from tqdm import tqdm
+except ModuleNotFoundError:  # `pip install gelu-lab` alone: no bar on stderr
+
+    class tqdm:  # noqa: N801 (tqdm's name and the part of its interface gelu_lab uses)
+        def __init__(self, *args, total=None, initial=0, **kw):
+            self.total, self.n = total, initial
+
+        def update(self, n=1):
+            self.n += n
+
+        def close(self):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.close()
 
 ENV = "GELU_LAB_JOB_PROGRESS"
 MIN_INTERVAL_S = 0.2  # at most five writes a second; the last update is always written

@@ -103,7 +103,7 @@ def provenance(command: str | None = None) -> dict:
         "numpy": numpy.__version__,
         "scipy": scipy.__version__,
         "machine": platform.machine(),
-        "processor": _cpu_name(),
+        "processor": cpu_name(),
         "cpus": os.cpu_count(),
     }
     for package in FRAMEWORKS:
@@ -178,7 +178,7 @@ def cpuinfo() -> dict:
     return fields
 
 
-def _cpu_name() -> str:
+def cpu_name() -> str:
     """The CPU's model name, with its family and model numbers where /proc/cpuinfo has them
     (a VM may report only "AMD EPYC", which names no generation: family 23 is Zen 1-2, 25 Zen 3-4, 26 Zen 5)."""
     fields = cpuinfo()

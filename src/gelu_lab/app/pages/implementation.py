@@ -75,7 +75,7 @@ def layout(state, lang):
     gist, gist_table = parts.gist(lang, t)
     err_labels = [f"{content.label(f, lang)} · {t['read.' + k]}" for f in data.FORMS for k in ("max", "at", "rel", "relat")]
     const_labels = [f"{t['fit.form.' + f]} · {t['read.' + k]}" for f in ("tanh", "sigmoid") for k in ("max", "at", "classic")]
-    impl = dropdown("implementation-acc-impl", t["label.impl"], [{"label": parts.impl_name(i, t), "value": i} for i in IMPLS], IMPLS[0])
+    impl = dropdown("implementation-acc-impl", t["label.impl"], [{"label": parts.impl_name(i, t), "value": i} for i in data.runnable()], IMPLS[0])
     # the library's own float64 code, each function with what it does in the reader's language
     code = [c for f in (nm.gelu_exact, nm.gelu_tanh, nm.gelu_sigmoid) for c in (md(source_code.caption(f, lang)), html.Pre(html.Code(source_code.bare(f)), className="code"))]
     return html.Div([

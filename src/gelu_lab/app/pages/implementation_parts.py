@@ -88,10 +88,12 @@ def precision_view(dtype, a, b, lang, t, cols=("max", "wrong", "flush", "zsign",
                        for c in ("max", "at", "wrong", "flush", "zsign", "over"))])
             for r in rows]
     head = [t[f"prec.col.{c}"] for c in ("impl", "ref", "n", "max", "at", "wrong", "flush", "zsign", "over")]
-    fig = figs.ulp_figure({impl: data.ulp_points(impl, dtype, a, b) for impl in IMPLS}, {i: impl_name(i, t) for i in IMPLS},
+    shown = data.runnable()
+    fig = figs.ulp_figure({impl: data.ulp_points(impl, dtype, a, b) for impl in shown}, {i: impl_name(i, t) for i in shown},
                           {"title": content.fill(t["prec.fig"], dtype=dtype, a=f"{a:g}", b=f"{b:g}"), "x": "x", "y": t["prec.y"]})
     missing = [impl_name(r["impl"], t) for r in rows if r["source"] == "sample"]
-    return values_table(head, body, id="implementation-prec-table"), fig, content.fill(t["prec.missing"], impls=", ".join(missing)) if missing else ""
+    notes = [content.fill(t["prec.missing"], impls=", ".join(missing)) if missing else "", t["prec.no_torch"] if shown != IMPLS else ""]
+    return values_table(head, body, id="implementation-prec-table"), fig, " ".join(n for n in notes if n)
 
 
 def speed(t, lang) -> str:

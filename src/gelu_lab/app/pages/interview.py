@@ -15,6 +15,7 @@ import math
 
 from dash import ALL, MATCH, ClientsideFunction, Input, Output, State, callback, clientside_callback, ctx, dcc, html
 
+from ... import extras
 from ...analysis import interview as iv
 from ...analysis import theory
 from ...figures import interview as figs
@@ -167,4 +168,9 @@ clientside_callback(
 )
 def _check(_n, lang):
     t = _t(lang if lang in content.LANGS else content.DEFAULT_LANG)
-    return result_table(iv.check(ctx.triggered_id["q"]), t)
+    try:
+        return result_table(iv.check(ctx.triggered_id["q"]), t)
+    except ModuleNotFoundError as e:  # a check that needs an extra this installation lacks (torch): say which
+        if e.name is None or extras.extra_of(e.name) is None:
+            raise
+        return html.P(content.fill(t["check.missing"], module=e.name.split(".")[0], extra=extras.extra_of(e.name)), className="message")

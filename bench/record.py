@@ -1,0 +1,110 @@
+"""Every bench script's result as data: bench/results/<name>.json.
+
+    with record.recording("bench_gelu") as figures:   # what the script prints is kept too
+        ...
+        figures["gelu_lab.gelu / torch exact, 1 thread"] = 0.68
+
+A result file holds the figures (labels that say what each number is, with its unit), what
+the script printed, the command that made it, the date, the machine (CPU, cores, ISA, the
+float32 kernel gelu_lab ran, or the device) and the versions. `make docs`
+(tools/render_measurements.py) renders docs/measurements.md and the README's headline table
+from these files, so a figure is never typed into prose; tests/test_measurements.py keeps
+them in sync. A run that fails writes nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results"
+VERSIONED = ("numpy", "scipy", "numba", "torch", "triton", "dash", "plotly", "playwright", "jax", "tensorflow", "onnxruntime")
+
+
+def machine() -> dict:
+    """CPU, cores, ISA and the kernel gelu_lab runs here (gelu_lab.analysis.bench's words)."""
+    from gelu_lab import kernels
+    from gelu_lab.analysis.bench import cpu_isa
+    from gelu_lab.results.store import cpu_name
+
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return {"cpu": cpu_name(), "cpus": cpus, "isa": cpu_isa(), "kernel": kernels.variant(),
+            "loadavg_1min": round(os.getloadavg()[0], 2)}
+
+
+def versions() -> dict:
+    """Python, gelu_lab, and each package of VERSIONED the script has imported."""
+    import platform
+
+    from gelu_lab import __version__
+
+    out = {"python": platform.python_version(), "gelu_lab": __version__}
+    for name in VERSIONED:
+        if name in sys.modules:
+            out[name] = getattr(sys.modules[name], "__version__", "?")
+    return out
+
+
+def write(name: str, figures: dict, output: str = "", command: str | None = None, **more) -> Path:
+    """bench/results/<name>.json: figures, what was printed, command, date, machine, versions (+ `more`)."""
+    from gelu_lab.results.store import now, portable_command
+
+    script = Path(sys.argv[0])
+    cmd = command or " ".join([f"bench/{script.name}" if script.parent.resolve() == RESULTS.parent else str(script), *sys.argv[1:]])
+    doc = {"name": name, "command": portable_command(cmd), "date": now(), "machine": machine(), "versions": versions(),
+           "figures": figures, **more, "output": output}
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    print(f"# wrote {path.relative_to(ROOT)}", file=sys.stderr)
+    return path
+
+
+class _Tee(io.TextIOBase):
+    def __init__(self, *streams):
+        self.streams = streams
+
+    def write(self, s):
+        for st in self.streams:
+            st.write(s)
+        return len(s)
+
+    def flush(self):
+        for st in self.streams:
+            st.flush()
+
+
+@contextlib.contextmanager
+def recording(name: str, fd_level: bool = False, **more):
+    """Collect the script's figures (the dict yielded) and what it prints; write them at the end
+    if the block ends without an exception. fd_level: also what C code prints to fd 1 (then
+    shown at the end rather than as it comes)."""
+    figures, kept = {}, io.StringIO()
+    if fd_level:
+        sys.stdout.flush()
+        saved, tmp = os.dup(1), tempfile.TemporaryFile()
+        os.dup2(tmp.fileno(), 1)
+        try:
+            yield figures
+        finally:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
+            tmp.seek(0)
+            text = tmp.read().decode(errors="replace")
+            sys.stdout.write(text)
+            kept.write(text)
+    else:
+        real = sys.stdout
+        sys.stdout = _Tee(real, kept)
+        try:
+            yield figures
+        finally:
+            sys.stdout = real
+    write(name, figures, kept.getvalue(), **more)
