@@ -12,6 +12,8 @@ never edited. First each set of tests runs on the unmutated copy (it must pass: 
 
 Prints one line per mutant, KILLED with the first test that failed, or SURVIVED, and the
 count of survivors; exits 1 if any survived or a baseline failed.
+
+A run of the whole list writes its counts to bench/results/mutants.json.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+import record
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -179,6 +183,9 @@ def main() -> int:
     print(f"\n{len(chosen)} mutants, {len(chosen) - len(survivors)} killed, {len(survivors)} survived" + (f": {', '.join(survivors)}" if survivors else ""))
     if failed_baseline:
         print(f"baseline failures: {failed_baseline}")
+    elif not args.only:  # the whole list: bench/results/mutants.json
+        record.write("mutants", {"mutants": len(chosen), "killed": len(chosen) - len(survivors), "survived": len(survivors)},
+                     survivors=survivors)
     return 1 if survivors or failed_baseline else 0
 
 

@@ -180,9 +180,9 @@ def test_experiment_end_to_end_resumes_after_a_kill(tmp_path):
     with Store(store) as s:
         runs = s.runs("train")
     assert len(runs) == n_runs and all(r["status"] == "done" for r in runs)  # the killed ones resumed, none started twice
-    assert "gelu - relu:" in done.stdout and "95 % interval" in done.stdout
+    assert "gelu - relu:" in done.stdout and "95% interval" in done.stdout
     listed = subprocess.run([PY, "-m", "gelu_lab", "runs", "compare", "--store", store], env=ENV, capture_output=True, text=True, timeout=120)
-    assert listed.returncode == 0 and "lr: each activation's best" in listed.stdout and "95 % interval [" in listed.stdout, listed.stdout[-1500:]
+    assert listed.returncode == 0 and "lr: each activation's best" in listed.stdout and "95% interval [" in listed.stdout, listed.stdout[-1500:]
     doc = json.loads(out.read_text())
     assert len(doc["runs"]) == n_runs and str(tmp_path) not in out.read_text()
     prov = doc["provenance"]

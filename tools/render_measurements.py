@@ -184,7 +184,7 @@ def ffn(path: Path) -> Source:
             continue
         for q in g["paired"]:
             figs[f"{g['label'].replace(' lr: each activation' + chr(39) + 's best', '')}: {q['a']} - {q['b']}, final val loss, "
-                 f"{q['n']} seeds"] = f"{q['mean']:+.4f} [{q['lo']:+.4f}, {q['hi']:+.4f}], {q['verdict']} the seed-to-seed noise"
+                 f"{q['n']} seeds"] = f"{q['mean']:+.4f} [{q['lo']:+.4f}, {q['hi']:+.4f}], {R.VERDICT_WORDS.get(q['verdict'], 'noise unknown')}"
     return Source("The FFN experiment (shipped)", str(path.relative_to(ROOT)), f".venv/bin/{p['command']}",
                   f"{p['processor']}, {p['cpus']} cpus, {p.get('isa', '')}", _day(p["date"]), figs)
 
@@ -257,7 +257,7 @@ def headline(srcs: list[Source]) -> str:
     for k, v in ffn_.figures.items():
         if "d128" in k and ": gelu - relu," in k:
             init = {"unit": "1/√d"}.get(k.split("fc_init_std ")[1].split(":")[0], k.split("fc_init_std ")[1].split(":")[0])
-            add(f"FFN experiment, width 128, init {init}: GELU − ReLU final validation loss, 95 % interval", v, ffn_)
+            add(f"FFN experiment, width 128, init {init}: GELU − ReLU final validation loss, 95% interval", v, ffn_)
     head = "| figure | value | measured on | date |\n|---|---|---|---|"
     return "\n".join([BEGIN, head, *rows, END])
 

@@ -4,7 +4,7 @@
     gelu-lab runs show RUN_ID                   config, provenance, final numbers, metric table
     gelu-lab runs export --format json|csv      everything (json: the document the app reads)
     gelu-lab runs compare                       val loss per activation: mean +- std, ranking, gap vs spread,
-                                                GELU minus each other activation paired by seed, with its 95 % interval
+                                                GELU minus each other activation paired by seed, with its 95% interval
 --shipped reads the result set shipped with the package instead of the store.
 """
 

@@ -69,12 +69,15 @@ def compare(runs: list[dict]) -> list[dict]:
     return out
 
 
+VERDICT_WORDS = {"larger": "larger than the seed-to-seed noise", "within": "within the seed-to-seed noise"}
+
+
 def paired_line(p: dict) -> str:
     """One line of a paired comparison, as the CLI prints it."""
     if p["verdict"] == "unknown":
         return f"{p['a']} - {p['b']}: {p['mean']:+.4f} nats/char over {p['n']} seed(s): noise unknown"
-    words = {"larger": "larger than the seed-to-seed noise", "within": "within the seed-to-seed noise"}[p["verdict"]]
-    return f"{p['a']} - {p['b']}: {p['mean']:+.4f} nats/char, 95 % interval [{p['lo']:+.4f}, {p['hi']:+.4f}] over {p['n']} seeds: {words}"
+    return (f"{p['a']} - {p['b']}: {p['mean']:+.4f} nats/char, 95% interval [{p['lo']:+.4f}, {p['hi']:+.4f}] "
+            f"over {p['n']} seeds: {VERDICT_WORDS[p['verdict']]}")
 
 
 def verdict(rows: list[dict]) -> str:
