@@ -24,7 +24,7 @@ import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
 from gelu_lab import gpu, kernels as cpu_kernels, torch as gtorch  # noqa: E402
-from gelu_lab.gpu import dd_gelu, kernels as K  # noqa: E402
+from gelu_lab.gpu import dd, dd_gelu, kernels as K  # noqa: E402
 from mp_truth import correct  # noqa: E402
 from test_torch_op import all16, float32_cases, same  # noqa: E402
 
@@ -39,7 +39,7 @@ def triton_on_cpu(monkeypatch):
 
 def test_the_kernels_are_interpreted_here():
     assert isinstance(K.main32, triton.runtime.interpreter.InterpretedFunction)
-    assert gpu.interpreted() and gpu.available() is None
+    assert os.environ["TRITON_INTERPRET"] == "1" and gpu.available() is None
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
@@ -136,6 +136,19 @@ def test_structured_data_past_the_list_is_settled_by_the_scan(monkeypatch):
         assert int(count) == x.numel()  # all listed: the list held n/8 + 1024 of them
 
 
+def test_the_scan_settles_what_the_pass_listed_for_the_formula_forms(monkeypatch):
+    """The tanh and sigmoid forms past the list: far in the negative tail every value underflows
+    float64, so the bound cannot tell the sign of the zero and the pass lists every input; the
+    settling kernel lists them again by the same arithmetic and settles them all."""
+    monkeypatch.setattr(gpu, "FUSE_BELOW", 0)
+    x = torch.linspace(-900.0, -500.0, 1600, dtype=torch.float32)  # past the list's 1600/8 + 1024
+    for a in ("tanh", "sigmoid"):
+        for order in range(3):
+            count = torch.zeros(1, dtype=torch.int32)
+            got = gpu.apply(x, a, order, count=count)
+            assert int(count) == x.numel() and same(got, gtorch._on_cpu(x, order, a)), (a, order)
+
+
 def test_shapes_strides_and_specials(triton_on_cpu):
     base = torch.tensor([[0.0, -0.0, float("inf"), float("-inf")], [float("nan"), 1e-40, -1e-40, 3.0]])
     for x in (base, base.t(), base[:, ::2], torch.tensor(-1.5), torch.empty(0, 3)):
@@ -145,10 +158,12 @@ def test_shapes_strides_and_specials(triton_on_cpu):
                 assert got.shape == x.shape and same(got, gtorch._on_cpu(x.contiguous(), order, a)), (a, order)
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16], ids=str)
-def test_backward_is_one_pass_and_the_two_ops_bit_for_bit(dtype, triton_on_cpu, monkeypatch):
+@pytest.mark.parametrize("dtype,fuse_below", [(torch.float32, 1 << 18), (torch.float32, 0), (torch.bfloat16, 0), (torch.float16, 0)],
+                         ids=["float32-one-launch", "float32-list-then-settle", "bfloat16", "float16"])
+def test_backward_is_one_pass_and_the_two_ops_bit_for_bit(dtype, fuse_below, triton_on_cpu, monkeypatch):
     """autograd through the Triton path: grad * derivative, each rounded as torch rounds the two
-    separate ops; double backward too; the fused kernel is what runs."""
+    separate ops; double backward too; the fused kernel is what runs (settle32 with grad included)."""
+    monkeypatch.setattr(gpu, "FUSE_BELOW", fuse_below)
     rng = np.random.default_rng(47)
     x = torch.from_numpy((rng.standard_normal(5000) * 4).astype(np.float32)).to(dtype)
     up = torch.from_numpy(rng.standard_normal(5000).astype(np.float32)).to(dtype)
@@ -162,6 +177,16 @@ def test_backward_is_one_pass_and_the_two_ops_bit_for_bit(dtype, triton_on_cpu, 
         assert same(g, up * gtorch._on_cpu(x, 1, a)), a
         assert same(g2, (up * up) * gtorch._on_cpu(x, 2, a)), a
     assert calls.count(True) == 2 * len(FORMS)
+
+
+@pytest.mark.parametrize("fuse_below", [1 << 18, 0], ids=["one-launch", "list-then-settle"])
+def test_out_may_be_x_itself(fuse_below, triton_on_cpu, monkeypatch):
+    """gelu(x, out=x): the settling kernel reads x again after the pass wrote out, so the two never share memory."""
+    monkeypatch.setattr(gpu, "FUSE_BELOW", fuse_below)
+    x = torch.cat([torch.from_numpy((np.random.default_rng(49).standard_normal(3000) * 4).astype(np.float32)),
+                   torch.linspace(-14.0, -6.0, 500)])
+    want = gtorch._on_cpu(x, 0, "none")
+    assert gtorch.gelu(x, out=x) is x and same(x, want)
 
 
 def test_out_is_written_by_the_kernel(triton_on_cpu, monkeypatch):
@@ -181,28 +206,85 @@ def test_opcheck_on_the_triton_path(dtype, triton_on_cpu):
     for op in gtorch._OPS:
         for a in FORMS:
             torch.library.opcheck(op, (x.requires_grad_(True), a))
-    torch.library.opcheck(gtorch._BACKWARD, (torch.ones_like(x), x.detach().requires_grad_(True), "tanh", 0))
+    for a in FORMS:
+        for order in (0, 1):
+            torch.library.opcheck(gtorch._BACKWARD, (torch.ones_like(x), x.detach().requires_grad_(True), a, order))
+    xt = (torch.randn(6, 4, generator=torch.Generator().manual_seed(2)) * 3).to(dtype).t()  # transposed grad and x
+    torch.library.opcheck(gtorch._BACKWARD, (torch.randn(6, 4).to(dtype).t(), xt.requires_grad_(True), "none", 0))
 
 
 def test_native_tables_json_is_the_headers():
-    """The GPU's tables (native_tables.json) hold the committed C header's numbers, read here by a parser of its own."""
+    """The GPU's tables (native_tables.json) hold the committed C header's numbers: the whole file is
+    what tools/gen_native_tables.py reads back from the header, and a few entries are read here again
+    by a parser of this test's own."""
     header = (ROOT / "src/gelu_lab/native_tables.h").read_text()
     data = json.loads((ROOT / "src/gelu_lab/data/native_tables.json").read_text())
+    sys.path.insert(0, str(ROOT / "tools"))
+    prec = mpmath.mp.prec
+    try:
+        import gen_native_tables  # it sets mpmath's precision for its fits
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+        mpmath.mp.prec = prec
+    assert gen_native_tables.json_from_header() == data
     numbers = lambda text: [float(v) for v in re.findall(r"-?\d[\d.e+-]*", text)]  # noqa: E731
     for name in ("gelu", "grad"):
         up = name.upper()
         block = re.search(rf"NT_{up}_C\[9\]\[16\] = \{{(.*?)\}};", header, re.S).group(1)
         assert numbers(block) == [v for row in data[name]["c"] for v in row]
-        assert numbers(re.search(rf"NT_{up}_EPS\[16\] = \{{(.*?)\}}", header).group(1)) == data[name]["eps"]
+        assert numbers(re.search(rf"NT_{up}_EBITS\[16\] = \{{(.*?)\}}", header).group(1)) == data[name]["ebits"]
         for key in ("W", "INVW", "SAT", "ZERO"):
             assert float(re.search(rf"#define NT_{up}_{key} (\S+)", header).group(1)) == data[name][key.lower()]
     assert numbers(re.search(r"NT_TIGHT_H0\[\d+\] = \{(.*?)\}", header).group(1)) == data["tight"]["h"][0]
+
+
+def test_without_triton_the_device_path_is_the_generic_one(monkeypatch):
+    monkeypatch.setattr(gtorch, "_gpu", lambda: None)
+    monkeypatch.setattr(gtorch, "TRITON_ON_CPU", True)
+    assert not gtorch._triton_path(torch.ones(3))
+    monkeypatch.setattr(gtorch, "_gpu", lambda: gpu)
+    assert gtorch._triton_path(torch.ones(3)) and not gtorch._triton_path(torch.ones(3, dtype=torch.float64))
+
+
+@triton.jit
+def _two_prod_probe(a_ptr, b_ptr, p_ptr, e_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    p, e = dd.two_prod(tl.load(a_ptr + offs), tl.load(b_ptr + offs))
+    tl.store(p_ptr + offs, p)
+    tl.store(e_ptr + offs, e)
+
+
+def test_two_prod_is_exact():
+    """a b = p + e exactly (mpmath at 300 bits), over magnitudes from 1e-30 to 1e30 and both signs."""
+    rng = np.random.default_rng(50)
+    n = 4096
+    a, b = (rng.standard_normal(n) * 10.0 ** rng.uniform(-30, 30, n) for _ in range(2))
+    p, e = torch.empty(n, dtype=torch.float64), torch.empty(n, dtype=torch.float64)
+    _two_prod_probe[(1,)](torch.from_numpy(a), torch.from_numpy(b), p, e, N=n)
+    with mpmath.workprec(300):
+        bad = [i for i in range(n) if mpmath.mpf(a[i]) * mpmath.mpf(b[i]) != mpmath.mpf(float(p[i])) + mpmath.mpf(float(e[i]))]
+    assert bad == []
 
 
 def test_importing_gelu_lab_needs_no_triton():
     code = "import sys, gelu_lab, gelu_lab.torch; gelu_lab.gelu([1.0]); assert 'triton' not in sys.modules, 'triton imported'"
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
+
+
+def test_a_partial_device_check_shows_what_it_has(monkeypatch):
+    """gpu_check.py writes after each section and keeps a failed one as {"error": ...}: the page shows the rest."""
+    from gelu_lab.app import content
+    from gelu_lab.app.pages import implementation_parts as parts
+    from gelu_lab.results import shipped
+
+    full = json.loads((ROOT / "bench/results/gpu_check.json").read_text())
+    partial = {"provenance": full["provenance"], "throughput": full["throughput"], "exhaustive": {"error": "Traceback ..."}}
+    monkeypatch.setattr(shipped, "doc", lambda name: partial)
+    text, table = parts.gpu_view(content.text("en", "implementation"))
+    assert "of all — float32 inputs" in text and table is not None
+    monkeypatch.setattr(shipped, "doc", lambda name: {"provenance": {}, "throughput": {"error": "..."}})
+    assert parts.gpu_view(content.text("en", "implementation"))[1] is None
 
 
 def test_the_device_check_is_shipped_and_shown():

@@ -79,6 +79,13 @@ SIGMOID_BETA = 1.702  # the sigmoid form's beta: the minimax beta of sigmoid(bet
 # quarter ulp of any format, so where x/2 is a rounding midpoint (odd
 # subnormal x) the correctly rounded value is the upper neighbour.
 TINY = 2.0**-30
+# the float64 formulas of every form and order, as gelu_lab.torch (generic) and gelu_lab.gpu compute them,
+# err by at most (BOUND_BASE + slope min(t, cap)) 2^-53 of the sum of their terms' sizes, plus BOUND_FLOOR
+# (t = x^2 for the exact form, |z| for the x sigmoid(z) forms; gelu_lab.torch says why)
+BOUND_BASE = 64.0
+BOUND_X2 = (4.0, 1600.0)  # slope and cap of x^2 (exact form)
+BOUND_Z = (32.0, 800.0)  # of |z| (tanh and sigmoid forms)
+BOUND_FLOOR = 2.0**-1000
 
 
 def _lo(exact, hi: float) -> float:

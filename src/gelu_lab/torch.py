@@ -12,7 +12,11 @@ The ops ``torch.ops.gelu_lab.gelu``, ``gelu_grad`` and ``gelu_grad2`` (arguments
 meta tensors see them as single ops; autograd by ``register_autograd``: the
 backward of ``gelu`` is ``grad * gelu_grad(x)``, that of ``gelu_grad`` uses
 ``gelu_grad2`` (double backward), that of ``gelu_grad2`` a float64 formula of
-the third derivative rounded to x's format.
+the third derivative rounded to x's format. The first two backwards are one
+op, ``gelu_lab::gelu_backward(grad, x, approximate, order)``: grad times the
+(order + 1)-th derivative, each rounded as the two ops round them (the
+derivative to x's format, then the product), in one pass on a GPU; it has an
+autograd of its own, for double backward.
 
 Where the values come from:
 
@@ -77,6 +81,7 @@ from . import activations, kernels
 from .core import APPROXIMATIONS, _apply, check_approximate
 from .core import gelu as core_gelu
 from .floats import FORMATS, bfloat16
+from . import numerics as nm
 from .numerics import SIGMOID_BETA, SQRT_2_OVER_PI, TANH_CUBIC
 
 _TO_NUMPY = {torch.float16: np.float16, torch.float32: np.float32, torch.float64: np.float64}
@@ -129,7 +134,6 @@ def _on_cpu(x: torch.Tensor, order: int, approximate: str, out: torch.Tensor | N
 # --- the generic (device) path ---------------------------------------------------------
 
 _U = 2.0**-53
-_FLOOR = 2.0**-1000
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
@@ -157,7 +161,7 @@ def _f64(x: torch.Tensor, approximate: str, order: int):
         else:
             p = torch.exp(-0.5 * xx) * _INV_SQRT_2PI
             y, scale = (2.0 - xx) * p, (2.0 + xx) * p
-        rel = (64.0 + 4.0 * torch.clamp(xx, max=1600.0)) * _U
+        rel = (nm.BOUND_BASE + nm.BOUND_X2[0] * torch.clamp(xx, max=nm.BOUND_X2[1])) * _U
     else:
         z, dz, ddz, _ = _z_terms(x, approximate)
         s = torch.sigmoid(z)
@@ -173,9 +177,9 @@ def _f64(x: torch.Tensor, approximate: str, order: int):
                 t1, t2, t3 = 2.0 * dz, x * ddz, x * dz * dz
                 y = ss * (t1 + t2 + t3 * (1.0 - 2.0 * s))
                 scale = ss * (abs(t1) + t2.abs() + t3.abs())
-        rel = (64.0 + 32.0 * torch.clamp(z.abs(), max=800.0)) * _U
+        rel = (nm.BOUND_BASE + nm.BOUND_Z[0] * torch.clamp(z.abs(), max=nm.BOUND_Z[1])) * _U
     # the floor only where x != 0: at +-0 every formula here is exact (gelu(+-0) = +-0)
-    return y, rel * scale + (x != 0).to(torch.float64) * _FLOOR
+    return y, rel * scale + (x != 0).to(torch.float64) * nm.BOUND_FLOOR
 
 
 def _third(x: torch.Tensor, approximate: str) -> torch.Tensor:
@@ -300,8 +304,8 @@ def _backward_kernel(grad: torch.Tensor, x: torch.Tensor, approximate: str = "no
         return _on_gpu(x, order + 1, approximate, grad=grad)
     d = _OPS[order + 1](x, approximate)
     if d.shape == grad.shape and d.dtype == grad.dtype:
-        return d.mul_(grad)  # d is ours alone: no third tensor to allocate (and page in, if large)
-    return grad * d
+        return d.mul_(grad)  # d is ours alone (contiguous): no third tensor to allocate (and page in, if large)
+    return (grad * d).contiguous()  # the layout _backward_fake says
 
 
 # the backward of gelu (order 0) and of gelu_grad (order 1) as one op, so that a GPU reads x and grad once
@@ -312,7 +316,8 @@ _BACKWARD = torch.library.custom_op("gelu_lab::gelu_backward", _backward_kernel,
 @_BACKWARD.register_fake
 def _backward_fake(grad, x, approximate="none", order=0):
     check_approximate(approximate)
-    return grad * torch.empty_like(x)  # a new tensor, of grad * d's shape and dtype
+    # contiguous, as every path of the kernel returns it, whatever grad's and x's strides
+    return torch.empty(torch.broadcast_shapes(grad.shape, x.shape), dtype=torch.result_type(grad, x), device=x.device)
 
 
 def _setup_context(ctx, inputs, output):

@@ -34,10 +34,10 @@ the float64 tiers hold either way, and the double-double tier uses no fma.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.resources
 import json
-import os
 
 import mpmath
 
@@ -60,11 +60,6 @@ def available() -> str | None:
     return None
 
 
-def interpreted() -> bool:
-    """Whether Triton runs its interpreter here (kernels on CPU tensors)."""
-    return os.environ.get("TRITON_INTERPRET", "") not in ("", "0")
-
-
 def _split(v) -> tuple[float, float]:
     hi = float(v)
     return hi, float(v - hi)
@@ -72,23 +67,35 @@ def _split(v) -> tuple[float, float]:
 
 @functools.cache
 def _host_tables():
-    """The kernels' tables as flat lists (see gelu_lab.gpu.kernels' docstring for the layouts)."""
+    """The kernels' tables as flat lists, filled by the offsets gelu_lab.gpu.tiers defines."""
+    from . import tiers as T
+
     data = json.loads(importlib.resources.files("gelu_lab").joinpath("data/native_tables.json").read_text())
+    if data["inv_sqrt_2pi"] != nm.INV_SQRT_2PI:
+        raise ValueError("native_tables.json does not match gelu_lab.numerics: regenerate it (tools/gen_native_tables.py)")
+
+    def laid(length, *parts):  # (offset, values) -> one list
+        out = [0.0] * length
+        for at, values in parts:
+            out[at:at + len(values)] = values
+        return out
+
     main, ebits = {}, {}
     for order, name in enumerate(("gelu", "grad")):
         t = data[name]
-        main[order] = [v for row in t["c"] for v in row] + t["eps"] + [t["w"], t["invw"], t["sat"], t["zero"], *data["x0"]]
+        main[order] = laid(T.TAB_LEN.value, (T.C_AT.value, [v for row in t["c"] for v in row]),
+                           (T.W_AT.value, [t["w"], t["invw"], t["sat"], t["zero"], *data["x0"]]))
         ebits[order] = t["ebits"]
     tight, root = data["tight"], data["root"]
-    tt = [*tight["h"][0], *tight["h"][1], *tight["exp"][0], *tight["exp"][1], tight["map_c"], tight["rel"],
-          *root["c"][0], *root["c"][1], root["radius"], data["a_cut"], data["tiny"], data["inv_sqrt_2pi"], *data["x0"]]
+    tt = laid(T.TT_LEN.value, (T.H_AT.value, tight["h"][0] + tight["h"][1]), (T.E_AT.value, tight["exp"][0] + tight["exp"][1]),
+              (T.MAPC_AT.value, [tight["map_c"], tight["rel"]]), (T.ROOT_AT.value, root["c"][0] + root["c"][1]),
+              (T.RADIUS_AT.value, [root["radius"], data["a_cut"], data["tiny"], data["inv_sqrt_2pi"], *data["x0"]]))
     with mpmath.workdps(40):
         qtab = [v for j in range(121) for f in (mpmath.ncdf(-mpmath.mpf(j) / 8), mpmath.npdf(mpmath.mpf(j) / 8)) for v in _split(f)]
         inv = [v for n in range(1, 33) for v in _split(1 / mpmath.mpf(n))]
         k = mpmath.sqrt(2 / mpmath.pi)
         c = mpmath.mpf("0.044715")
         ddc = [v for f in (2 * k, c, 3 * c, 12 * k * c, mpmath.mpf("1.702"), mpmath.log(2)) for v in _split(f)]
-    assert data["inv_sqrt_2pi"] == nm.INV_SQRT_2PI
     return main, ebits, tt, qtab, inv, ddc
 
 
@@ -118,8 +125,9 @@ def apply(x, form: str, order: int, table16=None, grad=None, out=None, count=Non
     x: float16, bfloat16 or float32, any shape and strides; table16: for the 16-bit
     formats, the 65 536 values by bit pattern (an int16 tensor on x's device);
     grad: x's shape and dtype; out: a contiguous tensor of x's shape and dtype to
-    write into (returned), else a new one; count: a zeroed int32 tensor of one element
-    on x's device that receives how many inputs the float32 pass listed (for bench/).
+    write into (returned; it may be x itself), else a new one; count: a zeroed int32
+    tensor of one element on x's device that receives how many inputs the float32 pass
+    listed (for bench/).
     """
     import torch
 
@@ -127,21 +135,26 @@ def apply(x, form: str, order: int, table16=None, grad=None, out=None, count=Non
 
     xc = x.detach().contiguous().reshape(-1)
     g = grad.detach().contiguous().reshape(-1) if grad is not None else xc
+    if out is not None and any(t.untyped_storage().data_ptr() == out.untyped_storage().data_ptr() for t in (xc, g)):
+        # the settling kernel reads x again after the pass wrote out: never the same memory
+        return out.copy_(apply(x, form, order, table16, grad, None, count))
     res = torch.empty(x.shape, dtype=x.dtype, device=x.device) if out is None else out
     flat = res.view(-1)
-    for lo in range(0, xc.numel(), _MAX_N):
-        hi = min(lo + _MAX_N, xc.numel())
-        if x.dtype == torch.float32:
-            _float32(kernels, xc[lo:hi], g[lo:hi], flat[lo:hi], FORMS[form], order, grad is not None, count)
-        else:
-            n = hi - lo
-            kernels.lookup16[(triton_cdiv(n, BLOCK16),)](
-                xc[lo:hi].view(torch.int16), g[lo:hi].view(torch.int16), flat[lo:hi].view(torch.int16), table16, n,
-                HAS_GRAD=grad is not None, BF16=x.dtype == torch.bfloat16, BLOCK=BLOCK16)
+    guard = torch.cuda.device(x.device) if x.is_cuda else contextlib.nullcontext()  # Triton launches on the current device
+    with guard:
+        for lo in range(0, xc.numel(), _MAX_N):
+            hi = min(lo + _MAX_N, xc.numel())
+            if x.dtype == torch.float32:
+                _float32(kernels, xc[lo:hi], g[lo:hi], flat[lo:hi], FORMS[form], order, grad is not None, count)
+            else:
+                n = hi - lo
+                kernels.lookup16[(_cdiv(n, BLOCK16),)](
+                    xc[lo:hi].view(torch.int16), g[lo:hi].view(torch.int16), flat[lo:hi].view(torch.int16), table16, n,
+                    HAS_GRAD=grad is not None, BF16=x.dtype == torch.bfloat16, BLOCK=BLOCK16)
     return res
 
 
-def triton_cdiv(a: int, b: int) -> int:
+def _cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
@@ -155,13 +168,12 @@ def _float32(kernels, x, g, out, form: int, order: int, has_grad: bool, total=No
     count = x if fused else torch.zeros(1, dtype=torch.int32, device=x.device)
     cap = n // 8 + 1024
     listed = x if fused else torch.empty(cap, dtype=torch.int32, device=x.device)
-    consts = dict(K2=2.0 * nm.SQRT_2_OVER_PI, C=nm.TANH_CUBIC, BETA=nm.SIGMOID_BETA, INV_SQRT_2PI=nm.INV_SQRT_2PI,
-                  FORM=form, ORDER=order, HAS_GRAD=has_grad)
-    # the double-double tier needs the arithmetic as written: no a*b + c contracted into an fma, which
-    # breaks its error-free sums (the float64 tiers' bounds hold either way; the pass alone keeps them)
-    kernels.main32[(triton_cdiv(n, BLOCK),)](x, g, out, listed, count, n, cap, tab, ebits, tt, qtab, inv, ddc,
-                                             BLOCK=BLOCK, EVEN=n % BLOCK == 0, FUSED=fused, num_warps=WARPS,
-                                             enable_fp_fusion=not fused, **consts)
+    consts = dict(FORM=form, ORDER=order, HAS_GRAD=has_grad)
+    # no a*b + c contracted into an fma, in any kernel: the double-double tier's error-free sums need
+    # the arithmetic as written, and settle32's scan must list exactly what main32 listed (tiers.py)
+    kernels.main32[(_cdiv(n, BLOCK),)](x, g, out, listed, count, n, cap, tab, ebits, tt, qtab, inv, ddc,
+                                       BLOCK=BLOCK, EVEN=n % BLOCK == 0, FUSED=fused, num_warps=WARPS,
+                                       enable_fp_fusion=False, **consts)
     if not fused:
         kernels.settle32[(_programs(x.device),)](x, g, out, listed, count, n, cap, tab, ebits, tt, qtab, inv, ddc,
                                                  CHUNK=CHUNK, enable_fp_fusion=False, **consts)

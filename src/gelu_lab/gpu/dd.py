@@ -6,9 +6,9 @@ Bailey's QD library for the compositions), with relative errors of a few
 2^-104 each:
 
     two_sum(a, b)   a + b = s + e exactly
-    two_prod(a, b)  a b = p + e exactly, with Dekker's split (no fma: Triton's
-                    interpreter computes tl.fma unfused, and a split by bit mask
-                    cannot be undone by contraction of a*b + c on the GPU)
+    two_prod(a, b)  a b = p + e exactly, with Dekker's product on halves of 26 bits
+                    (no fma: Triton's interpreter computes tl.fma unfused; the halves
+                    come from the bits, so no contraction can change them)
     add, mul, mul_d, div
 
 to_f32(hi, lo) rounds a double-double to float32 once: the conversion of hi is
@@ -39,8 +39,10 @@ def fast_two_sum(a, b):
 
 @triton.jit
 def split(a):
-    """a = hi + lo exactly, hi with 26 significant bits, lo with at most 27."""
-    hi = (a.to(tl.int64, bitcast=True) & -134217728).to(tl.float64, bitcast=True)  # -2^27: the low 27 of 52 bits cleared
+    """a = hi + lo exactly, each with at most 26 significant bits: a rounded to 26 bits on its bits
+    (half an ulp of the 27 dropped ones added, then those cleared), so every partial product of
+    two_prod has at most 52 bits and is exact."""
+    hi = ((a.to(tl.int64, bitcast=True) + 67108864) & -134217728).to(tl.float64, bitcast=True)  # + 2^26, then -2^27 as a mask
     return hi, a - hi
 
 

@@ -10,12 +10,10 @@ derivative. With HAS_GRAD the kernels write grad * value (each rounded as the tw
 separate ops would be: the value to float32 or the 16-bit format, then the product),
 so that autograd's backward is one pass.
 
-Tables (float64 tensors, gelu_lab.gpu makes them):
-    tab   the native kernel's main pass for one function (native_tables.json):
-          C[j][k] at 16 j + k (j = 0..8), EPS[k] at 144 + k, W, INVW, SAT, ZERO, X0 hi, X0 lo at 160..165
-    tt    the TIGHT tier: H rows (2 x 7), E rows (2 x 5), MAPC, REL at 24, 25; root series rows (2 x 8) at 26,
-          its RADIUS, A_CUT, TINY, 1/sqrt(2 pi), X0 hi, X0 lo at 42..47
-    qtab  Q(j/8) and phi(j/8), j = 0..120, as double-doubles; inv: 1/(n + 1), n = 0..31; ddc: the forms' constants
+Tables (float64 tensors that gelu_lab.gpu makes; tab's and tt's layouts are gelu_lab.gpu.tiers'
+offsets): tab, one function's main pass (native_tables.json) and ebits, its sub-ranges' Ziv bounds;
+tt, the TIGHT tier; qtab, Q(j/8) and phi(j/8) for j = 0..120 as double-doubles; inv, 1/(n + 1)
+for n = 0..31; ddc, the forms' constants (2k, c, 3c, 12kc, beta, ln2) as double-doubles.
 """
 
 from __future__ import annotations
@@ -66,7 +64,6 @@ def _settle(xf, live, tt, qtab, inv, ddc, FORM: tl.constexpr, ORDER: tl.constexp
 @triton.jit
 def main32(x_ptr, g_ptr, out_ptr, list_ptr, count_ptr, n, cap, tab, ebits, tt, qtab, inv, ddc,
            FORM: tl.constexpr, ORDER: tl.constexpr, HAS_GRAD: tl.constexpr,
-           K2: tl.constexpr, C: tl.constexpr, BETA: tl.constexpr, INV_SQRT_2PI: tl.constexpr,
            BLOCK: tl.constexpr, EVEN: tl.constexpr, FUSED: tl.constexpr):
     """One pass: every value; the inputs it cannot decide appended to the list for settle32, or
     (FUSED, for small tensors: one launch) settled here. EVEN: n is a multiple of BLOCK."""
@@ -79,7 +76,7 @@ def main32(x_ptr, g_ptr, out_ptr, list_ptr, count_ptr, n, cap, tab, ebits, tt, q
     if FORM == 0 and ORDER < 2:
         v, listed = tiers.main_exact(xf, tab, ebits, ORDER)
     else:
-        v, listed = tiers.formula(xf, FORM, ORDER, K2, C, BETA, INV_SQRT_2PI)
+        v, listed = tiers.formula(xf, FORM, ORDER)
     if not EVEN:
         listed = listed & mask
     if FUSED:
@@ -101,7 +98,7 @@ def main32(x_ptr, g_ptr, out_ptr, list_ptr, count_ptr, n, cap, tab, ebits, tt, q
 @triton.jit
 def settle32(x_ptr, g_ptr, out_ptr, list_ptr, count_ptr, n, cap, tab, ebits, tt, qtab, inv, ddc,
              FORM: tl.constexpr, ORDER: tl.constexpr, HAS_GRAD: tl.constexpr,
-             K2: tl.constexpr, C: tl.constexpr, BETA: tl.constexpr, INV_SQRT_2PI: tl.constexpr, CHUNK: tl.constexpr):
+             CHUNK: tl.constexpr):
     """The listed inputs, CHUNK at a time over all programs; where main32 listed more than `cap`
     (structured data), every input again: those it would list are settled here."""
     step = tl.num_programs(0) * CHUNK
@@ -127,7 +124,7 @@ def settle32(x_ptr, g_ptr, out_ptr, list_ptr, count_ptr, n, cap, tab, ebits, tt,
             if FORM == 0 and ORDER < 2:
                 _, listed = tiers.main_exact(xf, tab, ebits, ORDER)
             else:
-                _, listed = tiers.formula(xf, FORM, ORDER, K2, C, BETA, INV_SQRT_2PI)
+                _, listed = tiers.formula(xf, FORM, ORDER)
             live = listed & inside
             if tl.max(live.to(tl.int32), 0) > 0:
                 v = _settle(xf, live, tt, qtab, inv, ddc, FORM, ORDER)
