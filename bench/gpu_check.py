@@ -121,9 +121,13 @@ def checks(d: Device) -> dict:
     for x in cases:
         for a in FORMS:
             for order in range(3):
-                got = gtorch._OPS[order](x, a).cpu()
                 want = gtorch._on_cpu(x.cpu(), order, a)
+                got = gtorch._OPS[order](x, a).cpu()  # float32: list then settle (the sample is above FUSE_BELOW)
                 n = int((~same(got, want)).sum())
+                if x.dtype == torch.float32:  # and in slices below FUSE_BELOW: one launch
+                    step = gpu.FUSE_BELOW // 2
+                    parts = [gtorch._OPS[order](x[i:i + step], a).cpu() for i in range(0, x.numel(), step)]
+                    n += int((~same(torch.cat(parts), want)).sum())
                 if n:
                     bad[f"{x.dtype}:{a}:{order}"] = n
     res["values_wrong"] = bad
@@ -150,56 +154,52 @@ def checks(d: Device) -> dict:
                     torch.library.opcheck(op, (x.detach().requires_grad_(True), a))
                 except Exception as e:  # noqa: BLE001 - recorded, and the run goes on
                     failures.append(f"{op}:{dtype}:{a}: {e!r}"[:300])
-        try:
-            torch.library.opcheck(gtorch._BACKWARD, (torch.ones_like(x), x.detach().requires_grad_(True), "none", 0))
-        except Exception as e:  # noqa: BLE001
-            failures.append(f"gelu_backward:{dtype}: {e!r}"[:300])
+        xt = (torch.randn(6, 4, generator=torch.Generator().manual_seed(1)) * 3).to(dtype).to(d.dev).t()  # transposed too
+        for v in (x, xt):
+            for a in FORMS:
+                for order in (0, 1):
+                    try:
+                        torch.library.opcheck(gtorch._BACKWARD, (torch.ones_like(v).t().contiguous().t() if v is xt else torch.ones_like(v),
+                                                                 v.detach().requires_grad_(True), a, order))
+                    except Exception as e:  # noqa: BLE001
+                        failures.append(f"gelu_backward:{dtype}:{a}:{order}: {e!r}"[:300])
     res["opcheck_failures"] = failures
     print(f"checks: values wrong {bad or 0}, autograd wrong {grad_bad or 0}, opcheck failures {len(failures)}", flush=True)
     return res
 
 
 def _cases(d: Device, n: int) -> dict:
-    """name -> (callable, bytes moved): torch's and ours, forward and backward, float32 and bfloat16."""
+    """name -> (callable, bytes moved, (x, form, order, grad) for ours in float32, else None):
+    torch's and ours, forward and backward, float32 and bfloat16."""
     gen = torch.Generator(device=d.dev).manual_seed(3)
     cases = {}
     for dtype, tag in ((torch.float32, "fp32"), (torch.bfloat16, "bf16")):
         x = torch.randn(n, device=d.dev, generator=gen).to(dtype)
         g = torch.randn(n, device=d.dev, generator=gen).to(dtype)
         e = x.element_size()
-        cases[f"torch:{tag}:fwd"] = (lambda x=x: torch.nn.functional.gelu(x), 2 * n * e)
-        cases[f"ours:{tag}:fwd"] = (lambda x=x: gtorch.gelu(x), 2 * n * e)
-        cases[f"torch:{tag}:bwd"] = (lambda x=x, g=g: torch.ops.aten.gelu_backward(g, x), 3 * n * e)
-        cases[f"ours:{tag}:bwd"] = (lambda x=x, g=g: gtorch._BACKWARD(g, x, "none", 0), 3 * n * e)
-        cases[f"torch:{tag}:tanh:fwd"] = (lambda x=x: torch.nn.functional.gelu(x, approximate="tanh"), 2 * n * e)
-        cases[f"ours:{tag}:tanh:fwd"] = (lambda x=x: gtorch.gelu(x, "tanh"), 2 * n * e)
+        f32 = dtype == torch.float32
+        cases[f"torch:{tag}:fwd"] = (lambda x=x: torch.nn.functional.gelu(x), 2 * n * e, None)
+        cases[f"ours:{tag}:fwd"] = (lambda x=x: gtorch.gelu(x), 2 * n * e, (x, "none", 0, None) if f32 else None)
+        cases[f"torch:{tag}:bwd"] = (lambda x=x, g=g: torch.ops.aten.gelu_backward(g, x), 3 * n * e, None)
+        cases[f"ours:{tag}:bwd"] = (lambda x=x, g=g: gtorch._BACKWARD(g, x, "none", 0), 3 * n * e, (x, "none", 1, g) if f32 else None)
+        cases[f"torch:{tag}:tanh:fwd"] = (lambda x=x: torch.nn.functional.gelu(x, approximate="tanh"), 2 * n * e, None)
+        cases[f"ours:{tag}:tanh:fwd"] = (lambda x=x: gtorch.gelu(x, "tanh"), 2 * n * e, (x, "tanh", 0, None) if f32 else None)
     wide = torch.randn(n, device=d.dev, generator=gen) * 3
-    cases["torch:fp32:fwd:N(0,9)"] = (lambda: torch.nn.functional.gelu(wide), 8 * n)
-    cases["ours:fp32:fwd:N(0,9)"] = (lambda: gtorch.gelu(wide), 8 * n)
+    cases["torch:fp32:fwd:N(0,9)"] = (lambda: torch.nn.functional.gelu(wide), 8 * n, None)
+    cases["ours:fp32:fwd:N(0,9)"] = (lambda: gtorch.gelu(wide), 8 * n, (wide, "none", 0, None))
     return cases
-
-
-def _listed_run(case: str, n: int, d: Device, count) -> None:
-    """The case's inputs again through gpu.apply with a counter (the cases' tensors are not kept)."""
-    gen = torch.Generator(device=d.dev).manual_seed(3)
-    x = torch.randn(n, device=d.dev, generator=gen)
-    if case.endswith("N(0,9)"):
-        x = torch.randn(n, device=d.dev, generator=torch.Generator(device=d.dev).manual_seed(6)) * 3
-    form = "tanh" if ":tanh:" in case else "none"
-    grad = x if ":bwd" in case else None
-    gpu.apply(x, form, 1 if grad is not None else 0, grad=grad, count=count)
 
 
 def timed(d: Device, cases: dict, repeats: int, calls: int = 1) -> dict:
     """Median seconds per call of each case, the cases taken in turn within each repeat (interleaved)."""
-    for f, _ in cases.values():  # warm up: compilation, allocator, tables
+    for f, *_ in cases.values():  # warm up: compilation, allocator, tables
         f()
         f()
     d.sync()
     samples = {k: [] for k in cases}
     for _ in range(repeats):
         pending = []
-        for k, (f, _) in cases.items():
+        for k, (f, *_) in cases.items():
             stop = d.timer()
             for _ in range(calls):
                 f()
@@ -214,11 +214,12 @@ def throughput(d: Device, n: int, repeats: int, calls: int = 1) -> list:
     cases = _cases(d, n)
     med = timed(d, cases, repeats, calls)
     rows = []
-    for k, (_, nbytes) in cases.items():
+    for k, (_, nbytes, spec) in cases.items():
         rows.append({"case": k, "n": n, "median_us": med[k] * 1e6, "GB/s": nbytes / med[k] / 1e9})
-        if k.startswith("ours:fp32") and n >= gpu.FUSE_BELOW:  # how many inputs the pass listed for settle32
+        if spec is not None and n >= gpu.FUSE_BELOW:  # how many of the same inputs the pass listed for settle32
             count = torch.zeros(1, dtype=torch.int32, device=d.dev)
-            _listed_run(k, n, d, count)
+            x, form, order, grad = spec
+            gpu.apply(x, form, order, grad=grad, count=count)
             rows[-1]["listed"] = int(count)
     for r in rows:
         if r["case"].startswith("ours:"):

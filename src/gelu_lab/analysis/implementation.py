@@ -211,18 +211,22 @@ GPU_CASES = ("fp32:fwd", "fp32:bwd", "bf16:fwd", "bf16:bwd", "fp32:tanh:fwd", "b
 
 
 def gpu_cost() -> dict | None:
-    """The shipped check of gelu_lab.gpu on a GPU (bench/gpu_check.py): its provenance, the inputs
-    checked and found wrong, per case the microseconds of torch and ours at the large size and
-    torch/ours there and at the small one, the FFN block's step times; None if not shipped."""
+    """The shipped check of gelu_lab.gpu (bench/gpu_check.py): provenance, the inputs checked and found wrong,
+    per case torch's and our microseconds and torch/ours at the large and the small size, the FFN block;
+    None without timings. A section missing or failed ({"error": ...}) is None, a case missing left out."""
     d = shipped.doc("gpu_check.json")
-    if not d.get("throughput"):
-        return None
-    big = {r["case"]: r for r in d["throughput"]}
-    small = {r["case"]: r for r in d.get("small", [])}
+    big = {r["case"]: r for r in d.get("throughput", []) if isinstance(r, dict)} if isinstance(d.get("throughput"), list) else {}
+    small = {r["case"]: r for r in d.get("small", []) if isinstance(r, dict)} if isinstance(d.get("small"), list) else {}
     rows = [{"case": c, "torch_us": big[f"torch:{c}"]["median_us"], "ours_us": big[f"ours:{c}"]["median_us"],
-             "ratio": big[f"ours:{c}"]["torch_over_ours"], "small": small.get(f"ours:{c}", {}).get("torch_over_ours")} for c in GPU_CASES]
-    return {"provenance": d["provenance"], "n": d["throughput"][0]["n"], "small_n": d["small"][0]["n"] if d.get("small") else None,
-            "rows": rows, "exhaustive": d.get("exhaustive", {}), "ffn": d.get("ffn", {})}
+             "ratio": big[f"ours:{c}"]["torch_over_ours"], "small": small.get(f"ours:{c}", {}).get("torch_over_ours")}
+            for c in GPU_CASES if f"torch:{c}" in big and f"ours:{c}" in big]
+    if not rows:
+        return None
+    ex, ffn = d.get("exhaustive"), d.get("ffn")
+    return {"provenance": d.get("provenance", {}), "n": next(iter(big.values()))["n"],
+            "small_n": next(iter(small.values()))["n"] if small else None, "rows": rows,
+            "exhaustive": ex if isinstance(ex, dict) and {"gelu", "gelu_grad"} <= set(ex) else None,
+            "ffn": ffn if isinstance(ffn, dict) and "ours_over_torch" in ffn else None}
 
 
 # --- the background jobs ----------------------------------------------------------------

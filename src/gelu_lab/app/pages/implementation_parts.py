@@ -126,16 +126,18 @@ def cost_view(lang, t):
 
 
 def gpu_view(t):
-    """(text, table) of the shipped check of the GPU kernels (gelu_lab/data/gpu_check.json), or (a note, None)."""
+    """(text, table) of the shipped check of the GPU kernels (gelu_lab/data/gpu_check.json), or (a note, None);
+    a part the check did not finish shows as "—"."""
     d = data.gpu_cost()
     if d is None:
         return t["gpu.none"], None
     p, ex, f = d["provenance"], d["exhaustive"], d["ffn"]
-    power = lambda n: "2" + superscript(int(n).bit_length() - 1)  # noqa: E731 - the sizes are powers of two
-    text = content.fill(t["gpu.text"], device=p["device"], date=p["date"][:10], torch=p["torch"], triton=p.get("triton", "?"),
-                        inputs=power(ex["gelu"]["inputs"]), wrong_gelu=sig(ex["gelu"]["wrong"]), wrong_grad=sig(ex["gelu_grad"]["wrong"]),
-                        n=power(d["n"]), small_n=power(d["small_n"]), ffn=sig(f["ours_over_torch"], 3),
-                        shape=f"{f['tokens']} × {f['dim']} → {f['hidden']}", command=p["command"])
+    power = lambda n: "—" if n is None else "2" + superscript(int(n).bit_length() - 1)  # noqa: E731 - powers of two
+    text = content.fill(t["gpu.text"], device=p.get("device", "?"), date=str(p.get("date", "?"))[:10], torch=p.get("torch", "?"),
+                        triton=p.get("triton", "?"), inputs=power(ex["gelu"]["inputs"]) if ex else "—",
+                        wrong_gelu=sig(ex["gelu"]["wrong"]) if ex else "—", wrong_grad=sig(ex["gelu_grad"]["wrong"]) if ex else "—",
+                        n=power(d["n"]), small_n=power(d["small_n"]), ffn=sig(f["ours_over_torch"], 3) if f else "—",
+                        shape=f"{f['tokens']} × {f['dim']} → {f['hidden']}" if f else "—", command=p.get("command", ""))
     head = [t["gpu.col.case"], t["gpu.col.torch"], t["gpu.col.ours"], content.fill(t["gpu.col.ratio"], n=power(d["n"])),
             content.fill(t["gpu.col.ratio"], n=power(d["small_n"]))]
     rows = [html.Tr([html.Td(t["gpu.case." + r["case"].replace(":", "-")]), html.Td(sig(r["torch_us"], 3)), html.Td(sig(r["ours_us"], 3)),
