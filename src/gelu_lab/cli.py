@@ -88,6 +88,11 @@ def _run(argv) -> int:
         if not getattr(args, "func", None):
             parser.print_help()
             return 2
+        whole = extras.COMMANDS.get(args.command)
+        gone = extras.missing(whole) if whole else []
+        if gone:  # before any work: a command that imports its packages as it goes would start, then fail
+            print(f"gelu-lab: error: {extras.needs(f'gelu-lab {args.command}', gone[0], whole)}", file=sys.stderr)
+            return 2
         return int(args.func(args) or 0)
     except ModuleNotFoundError as e:
         if e.name is None or extras.extra_of(e.name) is None:  # not an optional package: a broken install
