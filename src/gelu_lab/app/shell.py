@@ -144,6 +144,7 @@ def render(pathname: str | None, search: str | None, pages: dict):
             html.A(t["skip"], href=f"#{main}", className="skip-link", id="skip-link"),  # the first thing Tab reaches
             _header(page, lang, t),
             html.Div(notes_text(notes, t), id="url-notes", className="message" if notes else "message empty", role="status"),
+            html.Div(id="live-notice", className="message empty", role="status"),  # a public server's refusal (app.refusal, app.guard)
             html.Main(body, className="page", id=main, lang=HTML_LANG[lang], tabIndex="-1", **main_words(t)),  # -1: the skip link focuses it
             _pager(page, lang, t) if page else None,
             html.Footer(t["footer"], className="footer"),

@@ -23,6 +23,8 @@ Kinds
               first, then the reader's own (each run says its "source"); source is
               "store" when the reader has any
 
+``store_state()`` says whether the reader's store can be read (a server's /healthz).
+
 Heavy work writes here through :mod:`.store` and :mod:`.jobs`; the app, the
 report, the claims and the CLI only read, through :func:`latest`.
 """
@@ -35,7 +37,7 @@ from . import shipped
 from .result import Result
 from .store import Store, default_path, train_runs
 
-__all__ = ["KINDS", "Result", "latest"]
+__all__ = ["KINDS", "Result", "latest", "store_state"]
 KINDS = ("accuracy", "bench", "probe", "train")
 _RESULT = {"accuracy": "summary", "bench": "rows", "probe": "probe"}  # the stored result a kind's runs hold
 
@@ -104,3 +106,16 @@ def latest(kind: str, key: str | None = None, *, store=None) -> Result | None:
     if kind == "train" or (kind == "accuracy" and key is None):
         return _merge(kind, mine, ship)
     return mine if mine is not None else ship
+
+
+def store_state(path=None) -> dict:
+    """{"store": "none" | "readable" | "unreadable", "runs": how many (readable), "error": why
+    (unreadable)} of the store at `path` (default: the reader's own); never creates one."""
+    p = Path(path) if path is not None else default_path()
+    if not p.exists():
+        return {"store": "none"}
+    try:
+        with Store(p) as s:
+            return {"store": "readable", "runs": int(s.db.execute("SELECT count(*) FROM runs").fetchone()[0])}
+    except Exception as e:  # OSError, sqlite3's errors: a monitor wants the reason, never a traceback
+        return {"store": "unreadable", "error": str(e).splitlines()[0] if str(e) else type(e).__name__}
