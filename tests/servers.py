@@ -93,17 +93,19 @@ def _outputs(output: str) -> tuple[list[dict], bool]:
     return [{"id": _ids(p.rsplit(".", 1)[0]), "property": p.rsplit(".", 1)[1].split("@")[0]} for p in parts], output.startswith("..")
 
 
-def callback_request(deps: list[dict], trigger: str | dict, prop: str, values: dict, match: dict | None = None) -> dict:
+def callback_request(deps: list[dict], trigger: str | dict, prop: str, values: dict | list, match: dict | None = None) -> dict:
     """The body of the request Dash's renderer sends when `trigger`.`prop` changes: for the
     callback that has it as an input, every input and state with its value from `values`
-    ({(id, prop): value}, None where absent), wildcards bound to `match`."""
+    ({(id, prop): value} or [(id, prop, value)] where an id is a dict; None where absent),
+    wildcards bound to `match`."""
     match = match or {}
     for d in deps:
         ins = [(_bind(_ids(x["id"]), match), x["property"]) for x in d["inputs"]]
         if (trigger, prop) not in ins or d.get("clientside_function"):
             continue
         key = lambda cid, p: (json.dumps(cid, sort_keys=True) if isinstance(cid, dict) else cid, p)  # noqa: E731
-        vals = {key(cid, p): v for (cid, p), v in values.items()}
+        triples = [(c, p, v) for (c, p), v in values.items()] if isinstance(values, dict) else values
+        vals = {key(cid, p): v for cid, p, v in triples}
         item = lambda cid, p: {"id": cid, "property": p, "value": vals.get(key(cid, p))}  # noqa: E731
         outs, multi = _outputs(d["output"])
         outputs = [{"id": _bind(o["id"], match), "property": o["property"]} for o in outs]
