@@ -80,7 +80,7 @@ server {{
         proxy_pass http://gelu_lab;
         proxy_http_version 1.1;
         proxy_set_header Connection "";
-        proxy_set_header Host $host;
+        proxy_set_header Host $http_host;  # with the port: the app compares it with the Referer (speed.first_layout)
         proxy_set_header X-Real-IP $remote_addr;  # the replicas' per-client rate limit reads it (from loopback only)
         proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
         # a replica that is down or refuses: the next one answers, callbacks (POST) too, as they only compute
