@@ -33,6 +33,10 @@ import time
 import webbrowser
 
 LOOPBACK_NAMES = {"localhost"}
+# open connections a process accepts: waitress's default, 100, is less than a class behind nginx
+# holds open at once (one per request in flight, and nginx's idle ones): past it new connections
+# wait unaccepted in the backlog, and a 1 ms page took a second (bench/bench_load.py, 200 readers)
+CONNECTIONS = 1000
 ALL_INTERFACES = {"0.0.0.0", "::"}
 
 
@@ -146,7 +150,7 @@ def _worker(sock: socket.socket, threads: int, parent: int) -> None:
 
         from ..app import get_app, warm
 
-        server = create_server(get_app().server, sockets=[sock], threads=threads, ident="gelu-lab")
+        server = create_server(get_app().server, sockets=[sock], threads=threads, ident="gelu-lab", connection_limit=CONNECTIONS)
         threading.Thread(target=warm, name="warm", daemon=True).start()
         server.run()
     except BaseException as e:  # a worker never prints a traceback
@@ -186,7 +190,7 @@ def run(args) -> int:
             _worker(sock, args.threads, os.getppid())
         workers.append(pid)
     app = get_app()
-    server = create_server(app.server, sockets=[sock], threads=args.threads, ident="gelu-lab")
+    server = create_server(app.server, sockets=[sock], threads=args.threads, ident="gelu-lab", connection_limit=CONNECTIONS)
     port = sock.getsockname()[1]
     shown = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{shown}:{port}/"
