@@ -103,6 +103,8 @@ USAGE = [
     (["deploy", "{tmp}/d", "--port", "70000"], "--port"),
     (["deploy", "{tmp}/d", "--listen", "a b"], "--listen"),
     (["deploy", "{tmp}/binary.txt"], "is a file"),
+    (["deploy", "{tmp}/d", "--serve-args", "--rate x"], "--serve-args"),
+    (["deploy", "{tmp}/d", "--serve-args", "--port 1"], "set by deploy"),
     (["custom"], "formula"),
     (["custom", "__import__('os').system('true')"], "__import__"),
     (["custom", "x+"], "ends"),

@@ -7,7 +7,8 @@
 DIR gets:
 
 - ``gelu-lab.conf``: the nginx site, an ``upstream`` of the replicas and a ``server`` that
-  proxies to them; fit for a system nginx too (``/etc/nginx/sites-enabled/``).
+  proxies to them and keeps the static files (DIR/cache); fit for a system nginx too
+  (``/etc/nginx/sites-enabled/``, with DIR/cache writable by nginx's user).
 - ``nginx.conf``: a whole nginx configuration around that site whose pid file, logs and
   temporary files all live in DIR, so nginx runs as the user who runs ``run.sh``, on an
   unprivileged port, touching no system file (``nginx -p DIR -c nginx.conf``).
@@ -42,6 +43,7 @@ def register(sub):
     p.add_argument("--listen", default="0.0.0.0", help="the address nginx listens on (default all interfaces)")
     p.add_argument("--first-port", type=int, default=8051, help="the first replica's port on 127.0.0.1 (default 8051)")
     p.add_argument("--threads", type=int, default=8, help="worker threads per replica (default 8)")
+    p.add_argument("--serve-args", default="", help='more options for each replica\'s `gelu-lab serve`, e.g. "--rate 600" for a class behind one address')
     p.add_argument("--nginx", default=None, help="the nginx binary (default: nginx on PATH, else /usr/sbin/nginx)")
     p.add_argument("--force", action="store_true", help="replace the files of an earlier deploy in DIR")
     p.set_defaults(func=run)
@@ -59,25 +61,21 @@ def _check(args) -> None:
         raise ValueError(f"--threads must be in 1..64, got {args.threads}")
     if not args.listen.strip() or any(c in args.listen for c in " ;{}'\""):
         raise ValueError(f"--listen must be an address, got {args.listen!r}")
+    extra = shlex.split(args.serve_args)
+    taken = {"--host", "--port", "--processes", "--threads", "--public", "--open"} & {a.split("=")[0] for a in extra}
+    if taken:
+        raise ValueError(f"--serve-args: {', '.join(sorted(taken))} is set by deploy itself")
+    from . import CliError, Parser, serve
+
+    check = Parser(prog="gelu-lab")
+    serve.register(check.add_subparsers(parser_class=Parser))
+    try:
+        check.parse_args(["serve", *extra])  # a bad option fails here, not in each replica
+    except CliError as e:
+        raise ValueError(f"--serve-args: {e}") from None
 
 
-def site(replicas: int, port: int, listen: str, first_port: int) -> str:
-    """The nginx site: upstream of the replicas, and the server that proxies to them."""
-    servers = "\n".join(f"    server 127.0.0.1:{first_port + i} max_fails=1 fail_timeout=5s;" for i in range(replicas))
-    address = f"[{listen}]" if ":" in listen else listen
-    return f"""# GELU Lab: {replicas} public replica(s) behind nginx (written by `gelu-lab deploy`)
-upstream gelu_lab {{
-{servers}
-    keepalive 64;  # connections to the replicas kept open between requests
-}}
-
-server {{
-    listen {address}:{port};
-    server_name _;
-    client_max_body_size 2m;  # a Dash callback's request is a few kB
-
-    location / {{
-        proxy_pass http://gelu_lab;
+PROXY = """        proxy_pass http://gelu_lab;
         proxy_http_version 1.1;
         proxy_set_header Connection "";
         proxy_set_header Host $http_host;  # with the port: the app compares it with the Referer (speed.first_layout)
@@ -86,7 +84,38 @@ server {{
         # a replica that is down or refuses: the next one answers, callbacks (POST) too, as they only compute
         proxy_next_upstream error timeout http_502 http_503 non_idempotent;
         proxy_connect_timeout 2s;
-        proxy_read_timeout 120s;
+        proxy_read_timeout 120s;"""
+
+
+def site(replicas: int, port: int, listen: str, first_port: int, cache: Path) -> str:
+    """The nginx site: the replicas' upstream, a cache for the static files, the server that proxies to them."""
+    servers = "\n".join(f"    server 127.0.0.1:{first_port + i} max_fails=1 fail_timeout=5s;" for i in range(replicas))
+    address = f"[{listen}]" if ":" in listen else listen
+    return f"""# GELU Lab: {replicas} public replica(s) behind nginx (written by `gelu-lab deploy`)
+upstream gelu_lab {{
+{servers}
+    keepalive 64;  # connections to the replicas kept open between requests
+}}
+
+# Dash's scripts and the app's styles: the same bytes for every reader, their URLs change with
+# each version (?m=, .v4_4_1m...); nginx keeps them, so a class's first visits cost the replicas nothing
+proxy_cache_path {cache} levels=1:2 keys_zone=gelu_lab_static:10m max_size=256m inactive=7d use_temp_path=off;
+
+server {{
+    listen {address}:{port};
+    server_name _;
+    client_max_body_size 2m;  # a Dash callback's request is a few kB
+
+    location / {{
+{PROXY}
+    }}
+
+    location ~ ^/(assets|_dash-component-suites)/ {{
+{PROXY}
+        proxy_cache gelu_lab_static;
+        proxy_ignore_headers Cache-Control Expires;  # the app says no-cache to browsers (they revalidate), not to nginx
+        proxy_cache_valid 200 1d;
+        proxy_cache_lock on;  # a class arriving at once: one request per file goes to a replica
     }}
 }}
 """
@@ -116,7 +145,8 @@ http {{
 def scripts(prefix: Path, args, nginx: str) -> tuple[str, str]:
     """(run.sh, stop.sh) for the replicas and nginx."""
     q = lambda p: shlex.quote(str(p))  # noqa: E731
-    serve = f"{q(sys.executable)} -m gelu_lab serve --public --processes 1 --threads {args.threads}"
+    extra = "".join(f" {shlex.quote(a)}" for a in shlex.split(args.serve_args))
+    serve = f"{q(sys.executable)} -m gelu_lab serve --public --processes 1 --threads {args.threads}{extra}"
     ports = " ".join(str(args.first_port + i) for i in range(args.replicas))
     run = f"""#!/bin/sh
 # Start {args.replicas} public replica(s) of GELU Lab on 127.0.0.1 and nginx in front of them (gelu-lab deploy).
@@ -170,9 +200,10 @@ def run(args) -> int:
     user = getpass.getuser() if hasattr(os, "geteuid") and os.geteuid() == 0 else None
     nginx = nginx_binary(args.nginx)
     run_sh, stop_sh = scripts(prefix, args, nginx)
-    texts = {"gelu-lab.conf": site(args.replicas, args.port, args.listen, args.first_port), "nginx.conf": whole(prefix, user),
+    texts = {"gelu-lab.conf": site(args.replicas, args.port, args.listen, args.first_port, prefix / "cache"),
+             "nginx.conf": whole(prefix, user),
              "run.sh": run_sh, "stop.sh": stop_sh}
-    for sub in ("run", "logs", "tmp"):
+    for sub in ("run", "logs", "tmp", "cache"):
         (prefix / sub).mkdir(parents=True, exist_ok=True)
     for name, text in texts.items():
         path = prefix / name
