@@ -242,18 +242,21 @@ def headline(srcs: list[Source]) -> str:
             add(f"GPU speed, torch time / ours, {label}, 2^28 inputs", f"{gpu.figures[k]:.3f}", gpu)
         k = next(k for k in gpu.figures if k.startswith("compiled bfloat16 FFN"))
         add("GPU, compiled bfloat16 FFN block, step time ours / torch", f"{gpu.figures[k]:.3f}", gpu)
+    def setup(src: Source) -> dict:
+        return json.loads((ROOT / src.path).read_text()).get("setup", {})
+
     def shared(src: Source) -> str:
         """Where a load run was measured: the machine and its load before the run (the run's own load is not the machine's)."""
-        before = json.loads((ROOT / src.path).read_text()).get("setup", {}).get("loadavg_before", ["?"])[0]
-        return f"{src.short}, load {before} before the run"
+        return f"{src.short}, load {setup(src).get('loadavg_before', ['?'])[0]} before the run"
 
     load = next((s for s in srcs if s.path == "bench/results/load.json"), None)
     if load is not None:
         for clients in (100, 200):
             runs = sorted((r for r in load.rows if r["clients"] == clients), key=lambda r: r["replicas"])
             if runs:
-                p95 = " / ".join(f"{r['kinds']['callback']['p95_ms']:g}" for r in runs)
-                add(f"A class on loopback: {clients} readers behind nginx, callback p95, {' / '.join(str(r['replicas']) for r in runs)} replicas",
+                p95 = " / ".join(f"{r['kinds']['callback']['p95_ms']:.0f}" for r in runs)
+                add(f"A class on loopback: {clients} readers behind nginx (each pausing {setup(load).get('think_s', '?'):g} s on average), "
+                    f"callback p95, {' / '.join(str(r['replicas']) for r in runs)} replicas",
                     f"{p95} ms, errors {' / '.join(str(r['errors']) for r in runs)}", load, shared(load))
     stress = next((s for s in srcs if s.path == "bench/results/load_stress.json"), None)
     if stress is not None:
@@ -261,7 +264,7 @@ def headline(srcs: list[Source]) -> str:
         for r in stress.rows:
             best[r["replicas"]] = max(best.get(r["replicas"], 0), r["requests_per_s"])
         add(f"Server capacity, readers that never pause: requests/s, {' / '.join(map(str, sorted(best)))} replicas",
-            " / ".join(f"{best[k]:g}" for k in sorted(best)), stress, shared(stress))
+            " / ".join(f"{best[k]:.0f}" for k in sorted(best)), stress, shared(stress))
     ffn_ = _find(srcs, "src/gelu_lab/data/ffn_results.json")
     for k, v in ffn_.figures.items():
         if "d128" in k and ": gelu - relu," in k:
