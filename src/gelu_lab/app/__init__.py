@@ -115,7 +115,7 @@ def create_app(fast: bool | str | None = None) -> dash.Dash:
     # Dash registers the callbacks on its first request, unguarded: two first requests
     # at once (serve's warm-up and a browser) can be answered with no callbacks at all.
     # Make that first request here, before any server runs.
-    app.server.test_client().get(app.config.requests_pathname_prefix + "_dash-dependencies")
+    app.server.test_client().get(app.config.requests_pathname_prefix + "_dash-dependencies", environ_base={guard.INTERNAL: True})
     return app
 
 
