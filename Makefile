@@ -1,6 +1,6 @@
 # GELU Lab: two commands set everything up on a fresh machine.
 #   make run    .venv + the project, then the app on http://127.0.0.1:8050
-#   make test   .venv + test dependencies + Chromium, then the whole suite
+#   make test   .venv + test dependencies + Chromium and nginx, then the whole suite
 #   make wheel  dist/: a manylinux wheel with the native kernel, and an sdist
 #   make docs   docs/measurements.md and the README's headline table, from bench/results/*.json
 PY      ?= python3
@@ -16,7 +16,7 @@ TORCH   := torch==2.13.0
 AXE     := axe-core@4.14.1
 ASTAMP  := $(VENV)/node/.$(AXE)
 
-.PHONY: run test bench clean chromium screenshots axe wheel docs
+.PHONY: run test bench clean chromium nginx screenshots axe wheel docs
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -43,6 +43,13 @@ chromium:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; fi; }
 
+# Debian's nginx for the deploy test (tests/test_deploy.py starts it as this user, on its own
+# prefix and ports: no system config or service is used; policy-rc.d keeps apt from starting it)
+nginx:
+	@test -x /usr/sbin/nginx || command -v nginx >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; \
+	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; fi; }
+
 # axe-core from npm (npm from Debian if missing, as for Chromium); the stamp names the version
 $(ASTAMP): | $(BIN)/python
 	@command -v npm >/dev/null 2>&1 || { \
@@ -54,7 +61,7 @@ $(ASTAMP): | $(BIN)/python
 axe: $(ASTAMP)
 
 # the layers of DESIGN.md first (pyproject.toml [tool.importlinter]): a wrong-way import fails fast
-test: $(TSTAMP) chromium $(ASTAMP)
+test: $(TSTAMP) chromium nginx $(ASTAMP)
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 

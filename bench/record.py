@@ -51,18 +51,19 @@ def versions() -> dict:
     return out
 
 
-def write(name: str, figures: dict, output: str = "", command: str | None = None, **more) -> Path:
-    """bench/results/<name>.json: figures, what was printed, command, date, machine, versions (+ `more`)."""
+def write(name: str, figures: dict, output: str = "", command: str | None = None, path: Path | None = None, **more) -> Path:
+    """bench/results/<name>.json (or `path`, for a test's short run): figures, what was printed,
+    command, date, machine, versions (+ `more`)."""
     from gelu_lab.results.store import now, portable_command
 
     script = Path(sys.argv[0])
     cmd = command or " ".join([f"bench/{script.name}" if script.parent.resolve() == RESULTS.parent else str(script), *sys.argv[1:]])
     doc = {"name": name, "command": portable_command(cmd), "date": now(), "machine": machine(), "versions": versions(),
            "figures": figures, **more, "output": output}
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / f"{name}.json"
+    path = Path(path) if path is not None else RESULTS / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
-    print(f"# wrote {path.relative_to(ROOT)}", file=sys.stderr)
+    print(f"# wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}", file=sys.stderr)
     return path
 
 
@@ -81,10 +82,11 @@ class _Tee(io.TextIOBase):
 
 
 @contextlib.contextmanager
-def recording(name: str, fd_level: bool = False, **more):
+def recording(name: str, fd_level: bool = False, path: Path | None = None, **more):
     """Collect the script's figures (the dict yielded) and what it prints; write them at the end
     if the block ends without an exception. fd_level: also what C code prints to fd 1 (then
-    shown at the end rather than as it comes)."""
+    shown at the end rather than as it comes). `more`'s values are written as they are at the
+    end (a list the script fills as it runs, say); `path`: see :func:`write`."""
     figures, kept = {}, io.StringIO()
     if fd_level:
         sys.stdout.flush()
@@ -107,4 +109,4 @@ def recording(name: str, fd_level: bool = False, **more):
             yield figures
         finally:
             sys.stdout = real
-    write(name, figures, kept.getvalue(), **more)
+    write(name, figures, kept.getvalue(), path=path, **more)

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_dash_is_the_pinned_version():
-    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["app"]
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["app"]  # Dash is the [app] extra's
     pin = next(d for d in deps if re.match(r"dash\b", d)).split("#")[0].strip()
     assert re.fullmatch(r"dash==[\w.]+", pin), f"{pin!r}: the speed tricks need Dash pinned exactly"
     assert dash.__version__ == pin.split("==")[1], f"Dash {dash.__version__} is installed, {pin} is pinned: reinstall, or check gelu_lab/app/speed.py against the new Dash"

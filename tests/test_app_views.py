@@ -1,5 +1,5 @@
-"""The shell keeps rendered views of pages that are a pure function of their URL, and
-renders a LIVE page (one that shows a job or the measurement store) for every visit;
+"""The shell keeps rendered views of pages that are a pure function of their URL, and of
+a LIVE page (one that shows a job or the measurement store) until the store or a job changes;
 with the speed tricks, the first layout already holds the page the browser is on."""
 
 from __future__ import annotations
@@ -35,12 +35,31 @@ def test_a_pure_page_is_rendered_once_per_url(monkeypatch):
     assert "built-2-times" in _routed_text(client, "/relu?mu=0.124&lang=en")  # another URL, another view
 
 
-def test_a_live_page_is_rendered_for_every_visit(monkeypatch):
+def test_a_live_page_is_rendered_anew_when_the_store_or_a_job_changes(monkeypatch, tmp_path):
+    """Kept while the runs store and the jobs' files are as they were; rendered for every
+    visit while a job has no exit file or a run is marked running (either may end unseen)."""
+    from gelu_lab.results import jobs
+    from gelu_lab.results.store import Store
+
     assert page_module("ffn").LIVE
+    store = tmp_path / "runs.sqlite"
+    monkeypatch.setenv("GELU_LAB_STORE", str(store))
     client = get_app().server.test_client()
     _counting(monkeypatch, "ffn")
-    assert "built-1-times" in _routed_text(client, "/ffn?lang=en")
-    assert "built-2-times" in _routed_text(client, "/ffn?lang=en")
+    url = "/ffn?lang=en&v=live"  # a URL no other test asks for
+    assert "built-1-times" in _routed_text(client, url)
+    assert "built-1-times" in _routed_text(client, url)  # nothing changed: the kept view
+    with Store(store) as s:
+        run = s.start_run("train", "k", {"activation": "gelu"})  # a store now, and a run marked running
+        assert "built-2-times" in _routed_text(client, url) and "built-3-times" in _routed_text(client, url)
+        s.set_status(run, "done")
+    assert "built-4-times" in _routed_text(client, url)  # the store changed
+    assert "built-4-times" in _routed_text(client, url)
+    jobs.jobs_dir(store).mkdir()
+    (jobs.jobs_dir(store) / "ffn-job.json").write_text("{}")  # a job without its exit file: it may be running
+    assert "built-5-times" in _routed_text(client, url) and "built-6-times" in _routed_text(client, url)
+    (jobs.jobs_dir(store) / "ffn-done.json").write_text('{"rc": 0}')
+    assert "built-7-times" in _routed_text(client, url) and "built-7-times" in _routed_text(client, url)
 
 
 def test_the_first_layout_holds_the_page_the_browser_is_on_and_keeps_it(monkeypatch):

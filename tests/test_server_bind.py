@@ -77,7 +77,7 @@ def can_connect(host: str, port: int) -> bool:
 def test_default_binds_loopback_only():
     p, port, banner = start()
     try:
-        assert f"http://127.0.0.1:{port}/" in banner
+        assert f"http://127.0.0.1:{port}/" in banner and "public" not in banner
         assert listening_addresses(port) == {"127.0.0.1"}
         with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
             assert s.getpeername() == ("127.0.0.1", port)
@@ -94,7 +94,7 @@ def test_default_binds_loopback_only():
 def test_all_interfaces_only_when_asked_and_the_banner_warns():
     p, port, banner = start("--host", "0.0.0.0")
     try:
-        assert f"http://0.0.0.0:{port}/" in banner
+        assert f"http://0.0.0.0:{port}/" in banner and "public: no jobs, no writes" in banner  # public mode: the default off loopback
         deadline = time.time() + 30
         warning = ""
         while "warning" not in warning and time.time() < deadline:

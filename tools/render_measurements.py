@@ -30,13 +30,14 @@ END = "<!-- end of headline figures -->"
 # bench script -> the result files it writes, where that is not bench/results/<its name>.json
 WRITES = {
     "bench_gelu.py": ["bench/results/bench_gelu.json", "bench/results/bench_gelu_avx2.json"],
-    "bench_load.py": ["bench/results/load.json"],
+    "bench_load.py": ["bench/results/load.json", "bench/results/load_stress.json"],
     "route_cost.py": ["bench/results/route_cost.json", "bench/results/route_cost_bare.json"],
     "ship_measured.py": ["src/gelu_lab/data/measured.json"],
     "ship_frameworks.py": ["src/gelu_lab/data/frameworks.json"],
     "exhaustive_float32.sh": ["src/gelu_lab/data/measured.json"],  # the same sweeps, shipped by ship_measured.py
 }
-HELPERS = {"record.py", "dash_floor.py"}  # not measurements: the results writer; the floor app bench_app.py serves
+# not measurements: the results writer; the floor app bench_app.py serves; bench_load.py's readers and its nginx stack
+HELPERS = {"record.py", "dash_floor.py", "load_site.py", "load_stack.py"}
 
 
 @dataclass
@@ -94,7 +95,7 @@ def bench_record(path: Path) -> Source:
     d = json.loads(path.read_text())
     title = _title(d["command"], d["name"])
     return Source(title, f"bench/results/{path.name}", f".venv/bin/python {d['command']}", _cpu(d["machine"]), _day(d["date"]),
-                  d["figures"], d.get("output", ""), short=_cpu(d["machine"], load=False))
+                  d["figures"], d.get("output", ""), short=_cpu(d["machine"], load=False), rows=d.get("runs", []))
 
 
 def gpu_check(path: Path) -> Source:
@@ -109,16 +110,6 @@ def gpu_check(path: Path) -> Source:
     where = f"{p['device']} ({p['sms']} SMs, {p['memory_gib']} GiB), CUDA {p['cuda']}, torch {p['torch']}, triton {p['triton']}"
     return Source("GPU kernels (gelu_lab.gpu)", f"bench/results/{path.name}", f"python {p['command'].split('python3 ', 1)[-1]}",
                   where, _day(p["date"]), figs)
-
-
-def load(path: Path) -> Source:
-    d = json.loads(path.read_text())
-    p = d["provenance"]
-    figs = {"clients x seconds": f"{d['clients']} x {d['seconds']:g}", "requests": d["requests"], "errors": d["errors"],
-            "requests per second": d["requests_per_s"]}
-    figs |= {f"{k}: p50 / p95, ms": f"{v['p50_ms']:g} / {v['p95_ms']:g}" for k, v in d["kinds"].items()}
-    return Source("Server under load (gelu-lab serve)", f"bench/results/{path.name}", f".venv/bin/python {p['command']}",
-                  f"{p['processor']}, {p['cpus']} cpus", _day(p["date"]), figs)
 
 
 ACCURACY_NAMES = {"gelu": "gelu_lab.gelu", "gelu_grad": "gelu_lab.gelu_grad", "gelu_tanh": "gelu_lab.gelu, tanh form",
@@ -195,8 +186,6 @@ def sources() -> list[Source]:
     for path in sorted(RESULTS.glob("*.json")):
         if path.name == "gpu_check.json":
             out.append(gpu_check(path))
-        elif path.name == "load.json":
-            out.append(load(path))
         elif "figures" in json.loads(path.read_text()):
             out.append(bench_record(path))
     return out
@@ -220,8 +209,8 @@ def headline(srcs: list[Source]) -> str:
     """The README's table: accuracy per dtype, speed to torch (CPU, GPU), the FFN verdict, the frameworks' line."""
     rows = []
 
-    def add(what, value, s: Source):
-        rows.append(f"| {what} | {value} | {s.short or s.where} | {s.date} |")
+    def add(what, value, s: Source, where: str | None = None):
+        rows.append(f"| {what} | {value} | {where or s.short or s.where} | {s.date} |")
 
     acc = _find(srcs, "src/gelu_lab/data/measured.json")
     fw = _find(srcs, "src/gelu_lab/data/frameworks.json")
@@ -253,6 +242,29 @@ def headline(srcs: list[Source]) -> str:
             add(f"GPU speed, torch time / ours, {label}, 2^28 inputs", f"{gpu.figures[k]:.3f}", gpu)
         k = next(k for k in gpu.figures if k.startswith("compiled bfloat16 FFN"))
         add("GPU, compiled bfloat16 FFN block, step time ours / torch", f"{gpu.figures[k]:.3f}", gpu)
+    def setup(src: Source) -> dict:
+        return json.loads((ROOT / src.path).read_text()).get("setup", {})
+
+    def shared(src: Source) -> str:
+        """Where a load run was measured: the machine and its load before the run (the run's own load is not the machine's)."""
+        return f"{src.short}, load {setup(src).get('loadavg_before', ['?'])[0]} before the run"
+
+    load = next((s for s in srcs if s.path == "bench/results/load.json"), None)
+    if load is not None:
+        for clients in (100, 200):
+            runs = sorted((r for r in load.rows if r["clients"] == clients), key=lambda r: r["replicas"])
+            if runs:
+                p95 = " / ".join(f"{r['kinds']['callback']['p95_ms']:.0f}" for r in runs)
+                add(f"A class on loopback: {clients} readers behind nginx (each pausing {setup(load).get('think_s', '?'):g} s on average), "
+                    f"callback p95, {' / '.join(str(r['replicas']) for r in runs)} replicas",
+                    f"{p95} ms, errors {' / '.join(str(r['errors']) for r in runs)}", load, shared(load))
+    stress = next((s for s in srcs if s.path == "bench/results/load_stress.json"), None)
+    if stress is not None:
+        best = {}
+        for r in stress.rows:
+            best[r["replicas"]] = max(best.get(r["replicas"], 0), r["requests_per_s"])
+        add(f"Server capacity, readers that never pause: requests/s, {' / '.join(map(str, sorted(best)))} replicas",
+            " / ".join(f"{best[k]:.0f}" for k in sorted(best)), stress, shared(stress))
     ffn_ = _find(srcs, "src/gelu_lab/data/ffn_results.json")
     for k, v in ffn_.figures.items():
         if "d128" in k and ": gelu - relu," in k:

@@ -29,6 +29,7 @@ COMMAND_MODULES = [
     "gelu_lab.commands.bench",
     "gelu_lab.commands.claims",
     "gelu_lab.commands.serve",
+    "gelu_lab.commands.deploy",
     "gelu_lab.commands.custom",
     "gelu_lab.commands.report",
     "gelu_lab.commands.probe",

@@ -238,13 +238,22 @@ ACC_JOB, BENCH_JOB = "accuracy-float32", "bench"  # their kinds (gelu_lab.result
 def start_accuracy(store, impl: str) -> dict:
     """Start `gelu-lab accuracy` for `impl` over F32_PLAN into `store`, as a background job;
     ValueError for an impl not in IMPLS, jobs.AlreadyRunning while one runs."""
-    if impl not in IMPLS:
-        raise ValueError(f"unknown implementation {impl!r}")
-    args = ["accuracy", "--impl", impl, "--dtype", "float32", *f32_args(), "--store", str(store)]
+    args = [*accuracy_args(impl), "--store", str(store)]
     return jobs.start(store, ACC_JOB, args, {"what": f"{impl} float32 {F32_PLAN['mode']}", "impl": impl, "mode": F32_PLAN["mode"]})
 
 
+def accuracy_args(impl: str) -> list[str]:
+    """The `gelu-lab accuracy` arguments of the float32 check of `impl` (ValueError for an impl not in IMPLS)."""
+    if impl not in IMPLS:
+        raise ValueError(f"unknown implementation {impl!r}")
+    return ["accuracy", "--impl", impl, "--dtype", "float32", *f32_args()]
+
+
+def bench_args() -> list[str]:
+    """The `gelu-lab bench` arguments of the short bench of BENCH_CASES and BENCH_ARGS."""
+    return ["bench", "--cases", ",".join(BENCH_CASES), *BENCH_ARGS]
+
+
 def start_bench(store) -> dict:
-    """Start the short `gelu-lab bench` of BENCH_CASES and BENCH_ARGS into `store`, as a background job."""
-    return jobs.start(store, BENCH_JOB, ["bench", "--cases", ",".join(BENCH_CASES), *BENCH_ARGS, "--store", str(store)],
-                      {"what": "bench " + " ".join(BENCH_ARGS)})
+    """Start the short `gelu-lab bench` into `store`, as a background job."""
+    return jobs.start(store, BENCH_JOB, [*bench_args(), "--store", str(store)], {"what": "bench " + " ".join(BENCH_ARGS)})

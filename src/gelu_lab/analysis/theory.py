@@ -23,7 +23,7 @@ import functools
 import numpy as np
 from scipy import optimize, special
 
-from .. import activations
+from .. import activations, budget
 from .. import numerics as nm
 from . import errors, fits
 
@@ -39,6 +39,7 @@ def _f(name: str, order: int = 0):
 def grid(lo: float, hi: float, step: float) -> np.ndarray:
     """lo, lo+step, ..., hi as float64, each point rounded to the step's decimals."""
     n = int(round((hi - lo) / step)) + 1
+    budget.reserve(16 * n)  # the grid and its rounding: on a public server a visitor's interval sets n
     return np.round(lo + step * np.arange(n), 10)
 
 

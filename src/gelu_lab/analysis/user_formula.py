@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from .. import budget
 from .. import numerics as nm
 
 MAX_LENGTH = 500
@@ -83,7 +84,8 @@ class Expr:
         if uses(self, "a") and a is None:
             raise FormulaError("the formula has a free constant a: give its value (or fit it)")
         env = {"x": x, "a": np.float64(0.0 if a is None else a)}
-        with np.errstate(all="ignore"):
+        # a visitor's formula on a public server: one float64 array per node while it is evaluated
+        with budget.holding(8 * x.size * (size(self) + 1)), np.errstate(all="ignore"):
             return np.broadcast_to(_eval(self, env, {}), x.shape).astype(np.float64)
 
     def __str__(self) -> str:

@@ -46,7 +46,8 @@ import dash
 from flask import request
 from werkzeug.exceptions import HTTPException
 
-from . import registry, shell, speed, state
+from .. import budget
+from . import guard, public, registry, shell, speed, state
 
 log = logging.getLogger("gelu_lab.app")
 ASSETS = Path(__file__).parent / "assets"
@@ -86,12 +87,14 @@ class App(dash.Dash):
 
 
 def create_app(fast: bool | str | None = None) -> dash.Dash:
-    """A new Dash app with every page; debug off, assets served locally (no CDN).
+    """A new Dash app with every page; debug off, assets served locally (no CDN); what a
+    visitor may do as :func:`.public.current` says (configure it first).
 
     fast: the speed tricks of :mod:`.speed` (None: as the GELU_LAB_FAST environment
     variable says, all of them when it is unset; False: stock Dash).
     """
     tricks = speed.enabled(fast)
+    policy = public.current()
     app = App(
         __name__,
         assets_folder=str(ASSETS),
@@ -102,15 +105,17 @@ def create_app(fast: bool | str | None = None) -> dash.Dash:
         index_string=INDEX,
         update_title=None,
         compress=False,
+        on_error=guard.over_budget,  # a callback over its budget shows the notice (public mode)
     )
     speed.apply(app, tricks)
+    guard.install(app.server, policy, app.config.requests_pathname_prefix)
     pages = {p.slug: page_module(p.slug) for p in registry.PAGES}
     app.layout = shell.layout(shell.register(pages), tricks)
     _never_500(app.server)
     # Dash registers the callbacks on its first request, unguarded: two first requests
     # at once (serve's warm-up and a browser) can be answered with no callbacks at all.
     # Make that first request here, before any server runs.
-    app.server.test_client().get(app.config.requests_pathname_prefix + "_dash-dependencies")
+    app.server.test_client().get(app.config.requests_pathname_prefix + "_dash-dependencies", environ_base={guard.INTERNAL: True})
     return app
 
 
@@ -125,6 +130,9 @@ def _never_500(server):
     def _handle(e):
         if isinstance(e, HTTPException):
             return e
+        if isinstance(e, (budget.OverBudget, MemoryError)):  # a page (not a callback) over a public server's budget: say so
+            kind = e.kind if isinstance(e, budget.OverBudget) else "memory"
+            return public.refusal(kind, guard.reader_lang()), 422, {"Content-Type": "text/plain; charset=utf-8"}
         log.error("%s %s: %s: %s", request.method, request.path, type(e).__name__, str(e).splitlines()[0] if str(e) else "")
         if request.path.endswith("_dash-update-component"):
             return "", 204
@@ -140,6 +148,7 @@ def warm() -> None:
 
     app = get_app()
     client, layout = app.server.test_client(), app.config.requests_pathname_prefix + "_dash-layout"
+    client.environ_base[guard.INTERNAL] = True  # the server's own requests: no visitor's rate or budget
     pages = {p.slug: page_module(p.slug) for p in registry.PAGES}
     routed = "first_paint" in speed.enabled()  # as get_app() made the app
     for p in registry.PAGES:
@@ -154,6 +163,7 @@ def warm() -> None:
                 shell.render(p.route, url[len(p.route):], pages)
             except Exception as e:  # logged in one line, as the app logs a failing request
                 log.error("warm-up: %s: %s: %s", url, type(e).__name__, e)
+    guard.mark_warm()
 
 
 @functools.cache

@@ -9,7 +9,8 @@ A page that shows the box (Implementation, in a "more detail" fold) does three t
 Ids are "<slug>-f", "<slug>-f_lo", "<slug>-f_hi" (so the shell mirrors them into the
 URL like any control) and "<slug>-custom-*". The formula is parsed by the whitelist
 grammar of :mod:`gelu_lab.analysis.user_formula` (never eval); a refused formula or interval
-shows one line in the box and leaves the figure as it was.
+shows one line in the box and leaves the figure as it was; so does a formula over a public
+server's budget (:mod:`gelu_lab.budget`: its fit takes the most CPU a visitor can ask for).
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from dataclasses import dataclass
 
 from dash import ALL, Input, Output, State, callback, ctx, dcc, html, no_update
 
+from .. import budget
 from ..analysis import custom
 from ..figures.custom import custom_figure
 from ..analysis.user_formula import MAX_LENGTH, FormulaError
-from . import content
+from . import content, public
 from .components import full, graph, md, message, number, readout, readouts, sig
 from .state import Param, inputs
 
@@ -97,6 +99,8 @@ def _result(text, lo, hi, lang):
         return None, content.fill(t["msg.interval"], reason=f"need from < to, got {lo:g} and {hi:g}")
     try:
         c = compare(str(text or ""), float(lo), float(hi))
+    except budget.OverBudget as e:  # a public server's budget: said in the box, as a refused formula is
+        return None, public.refusal(e.kind, lang)
     except FormulaError as e:
         return None, content.fill(t["msg.error"], reason=str(e))
     except ValueError as e:

@@ -18,6 +18,10 @@ A page's controls that shape the job (an activation, a number of steps) keep the
 own ids; the page copies their values into the box's ``args`` store, and
 ``Job.start(store_path, args)`` gets them. ``seen(name)`` changes when the job
 changes state (a page redraws its results from it when the job is done).
+
+On a public server (:mod:`.public`: ``jobs`` off) no box starts or cancels anything: its
+buttons are off, a forged click is answered with the refusal, and the box shows
+``Job.command(args)``, the command that computes the same on the reader's own machine.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from dash.exceptions import PreventUpdate
 
 from ..results import jobs
 from ..results.store import default_path
-from . import content
+from . import content, public
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,21 @@ class Job:
     idle: str
     status: Callable[[Path], dict | None] | None = None
     describe: Callable[[dict, str], str] | None = None
+    command: Callable[[dict], str] | None = None
+
+    def yourself(self, start_args: dict | None) -> str | None:
+        """The command that computes the box's job on a reader's own machine, for these start
+        arguments (the box's defaults when they are not ones the page offers); None if unknown."""
+        if self.command is None:
+            return None
+        try:
+            return self.command(start_args if isinstance(start_args, dict) else {})
+        except (KeyError, TypeError, ValueError):
+            return self.command(self.defaults) if self.defaults is not None else None
+
+    @property
+    def defaults(self) -> dict | None:
+        return _DEFAULTS.get(self.name)
 
     def state(self) -> dict | None:
         path = default_path()
@@ -67,6 +86,7 @@ class Job:
 
 
 JOBS: dict[str, Job] = {}
+_DEFAULTS: dict[str, dict] = {}  # box name -> the start arguments its page shows first (box())
 
 
 def register(job: Job) -> Job:
@@ -131,18 +151,31 @@ def view(st: dict | None, lang: str, idle: str, what: str | None = None) -> tupl
     return n, total, [text, " ", html.Code(st["resume"], className="job-cmd")], False
 
 
+def refused(job: Job, start_args: dict | None, lang: str, why: str = "jobs.off") -> list:
+    """What a public server's box says instead of starting a job: why, and the command."""
+    cmd = job.yourself(start_args)
+    return [public.refusal(why, lang), " ", html.Code(cmd, className="job-cmd")] if cmd else [public.refusal(why, lang)]
+
+
 def box(name: str, lang: str, button: str, controls=(), start_args: dict | None = None) -> html.Div:
     """The box of job `name` as its job is now: `controls` (the page's, before the
-    buttons), Go (labelled `button`), Cancel, a progress bar and the status line."""
+    buttons), Go (labelled `button`), Cancel, a progress bar and the status line. On a
+    public server (:mod:`.public`) Go and Cancel are off, and the box says why and shows
+    the command that computes it on the reader's own machine (a job the server's owner
+    started shows as it runs)."""
     job = JOBS[name]
+    _DEFAULTS.setdefault(name, dict(start_args or {}))
     st = job.state()
     n, total, text, running = view(st, lang, content.text(lang, job.page)[job.idle], job.what(st, lang) if st else None)
     t = content.text(lang, "jobs")
+    off = not public.current().jobs
+    if off and not running:
+        text = refused(job, start_args, lang)
     return html.Div(
         [
             html.Div(list(controls), className="controls") if controls else None,
-            html.Div([html.Button(button, id=_id("go", name), n_clicks=0, className="run-button"),
-                      html.Button(t["cancel"], id=_id("cancel", name), n_clicks=0, className="job-cancel", hidden=not running)],
+            html.Div([html.Button(button, id=_id("go", name), n_clicks=0, className="run-button", disabled=off),
+                      html.Button(t["cancel"], id=_id("cancel", name), n_clicks=0, className="job-cancel", hidden=off or not running)],
                      className="job-buttons"),
             html.Progress(id=_id("progress", name), value=str(n), max=str(total)),
             html.Div(text, id=_id("status", name), role="status", className="job-status"),
@@ -180,7 +213,9 @@ def _act(go, cancel, _tick, start_args, last, id_, lang):
     t = content.text(lang, "jobs")
     part = ctx.triggered_id.get("type") if isinstance(ctx.triggered_id, dict) else None
     note = None
-    if part == "job-go" and go:
+    if part in ("job-go", "job-cancel") and not public.current().jobs:  # a forged click on a public server: never run
+        note = refused(job, start_args, lang, "jobs.refused")
+    elif part == "job-go" and go:
         try:
             started = job.start(default_path(), start_args if isinstance(start_args, dict) else {})
             note = content.fill(t["started"], what=job.what(started, lang))
@@ -193,4 +228,5 @@ def _act(go, cancel, _tick, start_args, last, id_, lang):
     st = job.state()
     n, total, text, running = view(st, lang, content.text(lang, job.page)[job.idle], job.what(st, lang) if st else None)
     key = _key(st)
-    return str(n), str(total), note or text, not running, not running, (key if key != last else no_update)
+    hide_cancel = not running or not public.current().jobs
+    return str(n), str(total), note or text, not running, hide_cancel, (key if key != last else no_update)

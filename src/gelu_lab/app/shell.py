@@ -15,6 +15,7 @@ import json
 
 from dash import ClientsideFunction, Input, Output, State, callback, clientside_callback, dcc, html
 
+from ..results import live_signature
 from . import content, registry, speed, state
 
 KEPT = 64  # views: any query string is a new key, and a Sigmoid view holds ~340 kB of tables
@@ -39,11 +40,13 @@ def views(pages: dict):
     Most views are a pure function of their URL, so the last KEPT are kept, and a
     reader's visit takes no CPU to render a page seen before. A page whose layout shows
     what changes while the server runs (a training job, the measurement store) says
-    ``LIVE = True`` and is rendered every time.
+    ``LIVE = True``: its views are kept as long as the store and the jobs' files are as
+    they were (:func:`gelu_lab.results.live_signature`), and rendered every time while a
+    job or a run may be running.
     """
     live = {slug for slug, mod in pages.items() if getattr(mod, "LIVE", False)}
 
-    def view(key: str):
+    def view(key: str, _signature=None):
         path, _, query = key.partition("?")
         return render(path, f"?{query}" if query else "", pages)
 
@@ -51,7 +54,10 @@ def views(pages: dict):
 
     def show(key: str):
         page = registry.by_route(key.partition("?")[0])
-        return view(key) if page is not None and page.slug in live else kept(key)
+        if page is None or page.slug not in live:
+            return kept(key)
+        signature = live_signature()
+        return view(key) if signature is None else kept(key, signature)
 
     return show
 
@@ -144,6 +150,7 @@ def render(pathname: str | None, search: str | None, pages: dict):
             html.A(t["skip"], href=f"#{main}", className="skip-link", id="skip-link"),  # the first thing Tab reaches
             _header(page, lang, t),
             html.Div(notes_text(notes, t), id="url-notes", className="message" if notes else "message empty", role="status"),
+            html.Div(id="live-notice", className="message empty", role="status"),  # a public server's refusal (app.refusal, app.guard)
             html.Main(body, className="page", id=main, lang=HTML_LANG[lang], tabIndex="-1", **main_words(t)),  # -1: the skip link focuses it
             _pager(page, lang, t) if page else None,
             html.Footer(t["footer"], className="footer"),

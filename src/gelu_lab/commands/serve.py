@@ -1,10 +1,14 @@
 """`gelu-lab serve`: the web app on a production WSGI server (waitress), local by default.
 
 The app binds 127.0.0.1 unless ``--host`` names another address; then the banner
-says so on stderr ("listening on all interfaces" for 0.0.0.0 / ::), because the
-app (and its training button) is open to anyone who can reach the machine.
-``GELU_LAB_FAST=0 gelu-lab serve`` serves the app without its speed tricks
-(:mod:`gelu_lab.app.speed`).
+says so on stderr ("listening on all interfaces" for 0.0.0.0 / ::), and the app runs
+in public mode (:mod:`gelu_lab.app.public`): every page and every live computation, but
+no visitor starts a background job or writes to the runs store, and each request and
+each client has a budget. ``--public`` asks for it on loopback too (a replica behind
+nginx, :mod:`.deploy`); ``--allow-jobs`` lets visitors start jobs again, with a warning.
+Each request is one JSON line on stderr (:mod:`gelu_lab.app.guard`); /healthz answers
+whether the store is readable. ``GELU_LAB_FAST=0 gelu-lab serve`` serves the app
+without its speed tricks (:mod:`gelu_lab.app.speed`).
 
 ``--processes N`` (default: one per CPU, at most 4) serves from N processes that
 share one listening socket, each a waitress server with ``--threads`` threads:
@@ -19,6 +23,7 @@ in files: the runs store (SQLite, WAL) and the background jobs' files.
 from __future__ import annotations
 
 import ipaddress
+import logging
 import os
 import signal
 import socket
@@ -28,6 +33,10 @@ import time
 import webbrowser
 
 LOOPBACK_NAMES = {"localhost"}
+# open connections a process accepts: waitress's default, 100, is less than a class behind nginx
+# holds open at once (one per request in flight, and nginx's idle ones): past it new connections
+# wait unaccepted in the backlog, and a 1 ms page took a second (bench/bench_load.py, 200 readers)
+CONNECTIONS = 1000
 ALL_INTERFACES = {"0.0.0.0", "::"}
 
 
@@ -38,7 +47,38 @@ def register(sub):
     p.add_argument("--open", action="store_true", help="open the app in the default web browser")
     p.add_argument("--threads", type=int, default=8, help="worker threads per process (default 8)")
     p.add_argument("--processes", type=int, default=None, help="server processes sharing the port (default: one per CPU, at most 4)")
+    p.add_argument("--public", action="store_true", help="public mode also on loopback (the default off loopback): no jobs, no writes, budgets")
+    p.add_argument("--allow-jobs", action="store_true", help="public mode, but visitors may start and cancel background jobs")
+    # the defaults live in gelu_lab.app.public.Policy (the banner says those in force): importing it here would import Dash
+    p.add_argument("--budget-seconds", type=float, default=None, help="public: CPU seconds one request may use")
+    p.add_argument("--budget-mb", type=float, default=None, help="public: MB of arrays one request may hold")
+    p.add_argument("--rate", type=float, default=None, help="public: requests a minute per client (0: no limit)")
+    p.add_argument("--cpu-rate", type=float, default=None, help="public: CPU seconds a minute per client (0: no limit)")
     p.set_defaults(func=run)
+
+
+def policy_of(args):
+    """The app's Policy for these arguments: public off loopback or when asked (ValueError for bad limits)."""
+    from ..app.public import LOCAL, Policy
+
+    limits = {"seconds": args.budget_seconds, "megabytes": args.budget_mb, "rate": args.rate, "cpu_rate": args.cpu_rate}
+    if not (args.public or args.allow_jobs or not is_loopback(args.host)):
+        given = [f"--{k}" for k, v in (("budget-seconds", args.budget_seconds), ("budget-mb", args.budget_mb), ("rate", args.rate),
+                                       ("cpu-rate", args.cpu_rate)) if v is not None]
+        if given:
+            raise ValueError(f"{', '.join(given)}: only a public server has limits (add --public; on loopback the app is the reader's own)")
+        return LOCAL
+    return Policy.public_server(allow_jobs=args.allow_jobs, **limits)
+
+
+def _access_log() -> None:
+    """One JSON line per request on stderr (gelu_lab.app.guard writes them)."""
+    log = logging.getLogger("gelu_lab.access")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
 
 
 def is_loopback(host: str) -> bool:
@@ -110,7 +150,7 @@ def _worker(sock: socket.socket, threads: int, parent: int) -> None:
 
         from ..app import get_app, warm
 
-        server = create_server(get_app().server, sockets=[sock], threads=threads, ident="gelu-lab")
+        server = create_server(get_app().server, sockets=[sock], threads=threads, ident="gelu-lab", connection_limit=CONNECTIONS)
         threading.Thread(target=warm, name="warm", daemon=True).start()
         server.run()
     except BaseException as e:  # a worker never prints a traceback
@@ -131,9 +171,16 @@ def run(args) -> int:
         raise ValueError(f"--processes must be in 1..16, got {processes}")
     if processes > 1 and not hasattr(os, "fork"):
         raise ValueError("--processes above 1 needs fork (not on this system)")
+    policy = policy_of(args)
     from waitress import create_server
 
-    from ..app import get_app, warm
+    from ..app import get_app, public, warm
+    from ..results import writes
+
+    public.configure(policy)  # before the app is built; the forked processes inherit it
+    if policy.public and not policy.jobs:
+        writes.forbid("a public server only reads")
+    _access_log()
 
     sock = _bind(args.host, args.port)
     workers = []
@@ -143,15 +190,20 @@ def run(args) -> int:
             _worker(sock, args.threads, os.getppid())
         workers.append(pid)
     app = get_app()
-    server = create_server(app.server, sockets=[sock], threads=args.threads, ident="gelu-lab")
+    server = create_server(app.server, sockets=[sock], threads=args.threads, ident="gelu-lab", connection_limit=CONNECTIONS)
     port = sock.getsockname()[1]
     shown = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{shown}:{port}/"
     how = f"{processes} processes x {args.threads} threads" if processes > 1 else f"{args.threads} threads"
-    print(f"GELU Lab on {url}  (waitress, {how}; Ctrl+C stops)", flush=True)
+    mode = "" if not policy.public else "; public: " + ("visitors may start jobs" if policy.jobs else "no jobs, no writes") + (
+        f"; a request {policy.seconds:g} s CPU, {policy.megabytes:g} MB; a client {policy.rate:g} requests and {policy.cpu_rate:g} CPU s a minute")
+    print(f"GELU Lab on {url}  (waitress, {how}{mode}; Ctrl+C stops)", flush=True)
     warning = exposure(args.host, port)
     if warning:
         print(f"gelu-lab: warning: {warning}", file=sys.stderr, flush=True)
+    if policy.public and policy.jobs:
+        print("gelu-lab: warning: --allow-jobs: any visitor can start background jobs (minutes of CPU each) that write to the runs store",
+              file=sys.stderr, flush=True)
     threading.Thread(target=warm, name="warm", daemon=True).start()
     if args.open:
         local = f"http://127.0.0.1:{port}/" if args.host in ALL_INTERFACES else url

@@ -170,13 +170,23 @@ def run_time(preset: str = "quick") -> dict:
             "cpu": str(p.get("processor", "?")), "cpus": str(p.get("cpus", "?")), "threads": str(runs[0]["final"].get("threads", "?"))}
 
 
-def start_run(store_path, args: dict) -> dict:
-    """Start the run control's training job: {"act", "fc", "preset", "steps"} from the page's
-    choices (ValueError for anything else), the next free seed of that experiment."""
+def _run_choice(args: dict) -> tuple:
+    """(activation, preset, steps, fc_init_std) of the run control's {"act", "fc", "preset",
+    "steps"}; ValueError for anything the page does not offer."""
     act, fc, preset, steps = (args.get(k) for k in ("act", "fc", "preset", "steps"))
     if act not in RUN_ACTS or fc not in RUN_FC or preset not in RUN_PRESETS or steps not in RUN_STEPS:
         raise ValueError(f"not a run this page offers: {act}, {fc}, {preset}, {steps}")
-    return train_job.start_next_seed(store_path, act, preset, steps, RUN_FC[fc])
+    return act, preset, steps, RUN_FC[fc]
+
+
+def start_run(store_path, args: dict) -> dict:
+    """Start the run control's training job, the next free seed of that experiment."""
+    return train_job.start_next_seed(store_path, *_run_choice(args))
+
+
+def run_command(args: dict) -> str:
+    """The command that trains the run control's choice on a reader's own machine."""
+    return train_job.command(*_run_choice(args))
 
 
 def unfinished(store_path) -> list[dict]:

@@ -30,6 +30,16 @@ def next_seed(runs: list[dict], config: dict) -> int:
     return max(seeds, default=-1) + 1
 
 
+def train_args(activation: str, preset: str, steps: int, fc_init_std) -> list[str]:
+    """The `gelu-lab train` arguments of one run of this experiment (the job adds its seed and store)."""
+    return ["train", "--activations", activation, "--preset", preset, "--steps", str(int(steps)), "--fc-init-std", str(fc_init_std)]
+
+
+def command(activation: str, preset: str, steps: int, fc_init_std) -> str:
+    """The command a reader runs to train this run on their own machine (a page shows it)."""
+    return "gelu-lab " + " ".join(train_args(activation, preset, steps, fc_init_std))
+
+
 def start(store_path, activation: str, seed: int, steps: int, fc_init_std, preset: str = "quick", eval_interval: int = 50) -> dict:
     """Start a training run in the background; jobs.AlreadyRunning while one runs, ValueError for a bad preset."""
     from ..activations import canonical
@@ -38,9 +48,8 @@ def start(store_path, activation: str, seed: int, steps: int, fc_init_std, prese
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r}")
     activation = canonical(activation)
-    args = ["train", "--activations", activation, "--seeds", "1", "--preset", preset, "--steps", str(int(steps)),
-            "--fc-init-std", str(fc_init_std), "--eval-interval", str(int(eval_interval)), "--store", str(store_path),
-            "--no-progress", "--seed-start", str(int(seed))]
+    args = [*train_args(activation, preset, steps, fc_init_std), "--seeds", "1", "--eval-interval", str(int(eval_interval)),
+            "--store", str(store_path), "--no-progress", "--seed-start", str(int(seed))]
     what = f"{activation} · {preset} · seed {int(seed)} · fc_init_std {fc_init_std} · {int(steps)} steps"
     return jobs.start(store_path, KIND, args, {"activation": activation, "seed": int(seed), "steps": int(steps),
                                                "fc_init_std": fc_init_std, "preset": preset, "what": what})

@@ -23,6 +23,10 @@ Kinds
               first, then the reader's own (each run says its "source"); source is
               "store" when the reader has any
 
+``store_state()`` says whether the reader's store can be read (a server's /healthz);
+``live_signature()`` changes whenever what the store and the jobs show may have (the app
+keeps a rendered page that shows them until it does).
+
 Heavy work writes here through :mod:`.store` and :mod:`.jobs`; the app, the
 report, the claims and the CLI only read, through :func:`latest`.
 """
@@ -35,7 +39,7 @@ from . import shipped
 from .result import Result
 from .store import Store, default_path, train_runs
 
-__all__ = ["KINDS", "Result", "latest"]
+__all__ = ["KINDS", "Result", "latest", "live_signature", "store_state"]
 KINDS = ("accuracy", "bench", "probe", "train")
 _RESULT = {"accuracy": "summary", "bench": "rows", "probe": "probe"}  # the stored result a kind's runs hold
 
@@ -104,3 +108,54 @@ def latest(kind: str, key: str | None = None, *, store=None) -> Result | None:
     if kind == "train" or (kind == "accuracy" and key is None):
         return _merge(kind, mine, ship)
     return mine if mine is not None else ship
+
+
+def store_state(path=None) -> dict:
+    """{"store": "none" | "readable" | "unreadable", "runs": how many (readable), "error": why
+    (unreadable)} of the store at `path` (default: the reader's own); never creates one."""
+    p = Path(path) if path is not None else default_path()
+    if not p.exists():
+        return {"store": "none"}
+    try:
+        with Store(p) as s:
+            return {"store": "readable", "runs": int(s.db.execute("SELECT count(*) FROM runs").fetchone()[0])}
+    except Exception as e:  # OSError, sqlite3's errors: a monitor wants the reason, never a traceback
+        return {"store": "unreadable", "error": str(e).splitlines()[0] if str(e) else type(e).__name__}
+
+
+def live_signature(path=None) -> tuple | None:
+    """What a page showing the runs store and the jobs depends on beyond its URL: the path, and
+    (name, mtime, size) of the store, its WAL and every job file. None while something may
+    change with no file changing: a job without its exit file, or a run marked running (its
+    process may be gone, and the run then reads as interrupted). Never creates a store."""
+    import sqlite3
+    from urllib.parse import quote
+
+    from .jobs import jobs_dir
+
+    p = Path(path) if path is not None else default_path()
+    jd = jobs_dir(p)
+    files = [p, p.with_name(p.name + "-wal"), *(sorted(jd.iterdir()) if jd.is_dir() else [])]
+    sig = [str(p)]
+    for f in files:
+        try:
+            st = f.stat()
+        except OSError:
+            st = None
+        if f.name.endswith("-wal"):  # an empty WAL or none is the same: a reader's connection makes an empty one
+            sig.append((f.name, st.st_mtime_ns, st.st_size) if st and st.st_size else (f.name, 0))
+            continue
+        sig.append((f.name, st.st_mtime_ns, st.st_size) if st else (f.name, None))
+        if st and f.name.endswith("-job.json") and not (jd / f.name.replace("-job.json", "-done.json")).exists():
+            return None
+    if p.exists():
+        try:
+            db = sqlite3.connect(f"file:{quote(str(p.resolve()))}?mode=ro", uri=True)
+            try:
+                if db.execute("SELECT 1 FROM runs WHERE status = 'running' LIMIT 1").fetchone():
+                    return None
+            finally:
+                db.close()
+        except sqlite3.Error:
+            return None  # unreadable now: render anew (the page says what it can)
+    return tuple(sig)

@@ -4,6 +4,9 @@
     status(store_path, kind) -> job | None             state, progress, error, resume
     cancel(store_path, kind) -> bool                   stop it (it can be resumed)
 
+start and cancel raise :class:`.writes.WritesForbidden` in a process that only reads (a
+public server); status only reads.
+
 A job is ``python -m gelu_lab ARGS``: the CLI in a process of its own session (heavy
 work never runs in a web request), which writes its exit status to the file named
 by $GELU_LAB_JOB_DONE when it ends (:func:`record_exit`, called by ``cli.main``).
@@ -35,7 +38,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import owner, progress
+from . import owner, progress, writes
 from .files import atomic_write
 
 DONE_ENV = "GELU_LAB_JOB_DONE"
@@ -92,6 +95,7 @@ def start(store_path, kind: str, args: list[str], info: dict | None = None) -> d
     info: whatever the caller wants back from :func:`status` (what the job computes;
     ``resume``: the command that continues it if it is interrupted).
     """
+    writes.check(f"starting the {kind} job")
     jf = job_file(store_path, kind)
     jf.parent.mkdir(parents=True, exist_ok=True)
     done, prog, log_path = (_file(store_path, kind, w) for w in ("done.json", "progress.json", "job.log"))
@@ -145,6 +149,7 @@ def status(store_path, kind: str) -> dict | None:
 def cancel(store_path, kind: str) -> bool:
     """Stop the running job of `kind` (SIGTERM to its process group: the store stays
     consistent, and the job resumes as an interrupted one does); False if none runs."""
+    writes.check(f"cancelling the {kind} job")
     if not job_file(store_path, kind).exists():
         return False
     with open(_file(store_path, kind, "lock"), "w") as lock:

@@ -30,7 +30,7 @@ import time
 import urllib.parse
 from pathlib import Path
 
-from . import owner
+from . import owner, writes
 
 def _someone_else(who: dict | None) -> bool:
     """Is `who` a live process other than this one?"""
@@ -193,19 +193,27 @@ class Store:
 
     def __init__(self, path: str | os.PathLike | None = None):
         self.path = Path(path) if path is not None else default_path()
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise OSError(f"cannot create the folder of the runs store {self.path} ({e.strerror or e})") from None
+        barred = writes.forbidden()  # a public server's process: read what is there, create nothing
+        if barred and not self.path.exists():
+            raise OSError(f"no runs store at {self.path} (this process only reads: {barred})")
+        if not barred:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise OSError(f"cannot create the folder of the runs store {self.path} ({e.strerror or e})") from None
         # A folder we may not write to (read-only mount, other owner) still lets us read
         # an existing store: SQLite's WAL mode needs to create files beside it, so open it
-        # immutable, read-only (what a later writer adds to the WAL is not seen).
-        self.read_only = self.path.exists() and not os.access(self.path.parent, os.W_OK)
-        if not self.path.exists() and not os.access(self.path.parent, os.W_OK):
+        # immutable, read-only (what a later writer adds to the WAL is not seen). A process
+        # that only reads by choice opens it read-only but not immutable: it sees what a
+        # training run writes meanwhile (SQLite keeps its WAL index beside the file).
+        folder_writable = os.access(self.path.parent, os.W_OK)
+        self.read_only = bool(barred) or (self.path.exists() and not folder_writable)
+        if not self.path.exists() and not folder_writable:
             raise OSError(f"cannot write to the folder {self.path.parent} to create the runs store")
         if self.read_only:
-            uri = f"file:{urllib.parse.quote(str(self.path.resolve()))}?mode=ro&immutable=1"
-            self.db = sqlite3.connect(uri, uri=True, isolation_level=None)
+            frozen = "" if barred and folder_writable else "&immutable=1"
+            uri = f"file:{urllib.parse.quote(str(self.path.resolve()))}?mode=ro{frozen}"
+            self.db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30)
         else:
             self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         self.db.row_factory = sqlite3.Row
@@ -246,6 +254,7 @@ class Store:
         ``with connection:`` opens no transaction, so BEGIN IMMEDIATE is explicit.
         OSError on a store opened read-only."""
         if self.read_only:
+            writes.check(f"writing to the runs store {self.path}")
             raise OSError(f"runs store {self.path} is read-only here: its folder {self.path.parent} is not writable")
         self.db.execute("BEGIN IMMEDIATE")
         try:

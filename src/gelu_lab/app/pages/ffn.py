@@ -30,7 +30,8 @@ ACT = Param("act", "gelu", choices=tuple(activations.names()))
 SIGMA = Param("sigma", 0.16, 0.05, 3.0, 0.01)
 LIVE = True  # the layout shows the training job's progress and the runs store: the shell renders it anew for every load
 PARAMS = [ACT, SIGMA]
-RUN = job_box.register(job_box.Job("ffn-run", train_job.KIND, data.start_run, "ffn", "run.idle", status=train_job.status, describe=job_box.training_what))
+RUN = job_box.register(job_box.Job("ffn-run", train_job.KIND, data.start_run, "ffn", "run.idle", status=train_job.status, describe=job_box.training_what,
+                                   command=data.run_command))
 RUN_DEFAULT = {"act": "gelu", "fc": "0.02", "preset": "quick", "steps": 600}
 READOUTS = ("dead", "near", "neg", "lin", "std")
 FIGS = ("loss", "gap", "units", "grad")

@@ -42,10 +42,16 @@ def _acc_what(st, lang):
     return content.fill(t["what.accuracy"], impl=parts.impl_name(st["impl"], content.text(lang, "implementation")), mode=t[f"mode.{st['mode']}"])
 
 
+def _cli(args: list[str]) -> str:
+    return "gelu-lab " + " ".join(args)
+
+
 ACC = job_box.register(job_box.Job("implementation-acc", data.ACC_JOB, lambda path, a: data.start_accuracy(path, a.get("impl")),
-                                   "implementation", "job.acc.idle", describe=_acc_what))
+                                   "implementation", "job.acc.idle", describe=_acc_what,
+                                   command=lambda a: _cli(data.accuracy_args(a.get("impl")))))
 BENCH = job_box.register(job_box.Job("implementation-bench", data.BENCH_JOB, lambda path, _: data.start_bench(path),
-                                     "implementation", "job.bench.idle", describe=lambda _st, lang: content.text(lang, "jobs")["what.bench"]))
+                                     "implementation", "job.bench.idle", describe=lambda _st, lang: content.text(lang, "jobs")["what.bench"],
+                                     command=lambda _a: _cli(data.bench_args())))
 
 
 def interval(lo, hi, lang) -> tuple[tuple | None, str]:
@@ -117,7 +123,7 @@ def layout(state, lang):
             t["cost.h"], md(t["cost.intro"]),
             md(ctext, id="implementation-cost-text"),
             graph("implementation-cost", cfig),
-            md(content.fill(t["cost.job"], command="gelu-lab bench --cases " + ",".join(data.BENCH_CASES) + " " + " ".join(data.BENCH_ARGS))),
+            md(content.fill(t["cost.job"], command=_cli(data.bench_args()))),
             job_box.box(BENCH.name, lang, t["job.bench.button"]),
             html.H3(t["gpu.h"]), md(gtext, id="implementation-gpu-text"), gtable,
             id="implementation-more-cost", open=job_box.running(BENCH.name))),

@@ -105,17 +105,19 @@ def _train(act: str):
 
 
 # the training job a claim needs, one job box per claim (the job itself is the FFN page's too)
+def _command(act: str) -> str:
+    return train_job.command(act, RUN["preset"], RUN["steps"], RUN["fc_init_std"])
+
+
 JOBS = {cid: job_box.register(job_box.Job(f"misc-{cid}", train_job.KIND, _train(act), "misconceptions", "run.idle", status=train_job.status,
-                                         describe=job_box.training_what))
+                                         describe=job_box.training_what, command=lambda _a, act=act: _command(act)))
         for cid, act in TRAINING.items()}
 
 
 def run_box(cid: str, t: dict, lang: str):
     act = TRAINING[cid]
     name = content.label(act, lang)
-    cmd = (f"gelu-lab train --activations {act} --preset {RUN['preset']} --steps {RUN['steps']} "
-           f"--fc-init-std {RUN['fc_init_std']}")
-    return html.Div([md(content.fill(t["run.text"], act=name, steps=str(RUN["steps"]), preset=RUN["preset"], cmd=cmd)),
+    return html.Div([md(content.fill(t["run.text"], act=name, steps=str(RUN["steps"]), preset=RUN["preset"], cmd=_command(act))),
                      job_box.box(JOBS[cid].name, lang, content.fill(t["run.button"], act=name))], className="run-box")
 
 
