@@ -72,11 +72,21 @@ def test_a_client_over_its_rate_sees_the_notice(browser, server):  # noqa: F811
         tab.goto(f"{server.base}/definition?lang=en")
         tab.wait_for_selector("main.page")
         tab.wait_for_function("document.querySelectorAll('.js-plotly-plot').length > 0")
-        statuses = [_get_quietly(f"{server.base}/glossary", "10.5.5.5") for _ in range(300)]  # far more than the bucket holds
-        assert 429 in statuses
-        set_slider(tab, "definition-n", 400)
         words = content.text("en", "public")["rate"].split("{rate}")[0]
-        tab.wait_for_function("w => (document.getElementById('live-notice') || {}).innerText.includes(w)", arg=words, timeout=60_000)
+        # the bucket refills as time passes: on a loaded machine a token may be back before the
+        # move's request arrives, so empty it again right before each of a few moves
+        for attempt, n in enumerate((400, 300, 200, 400, 300)):
+            statuses = []
+            while 429 not in statuses and len(statuses) < 300:  # far more than the bucket holds
+                statuses.append(_get_quietly(f"{server.base}/glossary", "10.5.5.5"))
+            assert 429 in statuses
+            set_slider(tab, "definition-n", n)
+            try:
+                tab.wait_for_function("w => (document.getElementById('live-notice') || {}).innerText.includes(w)", arg=words, timeout=10_000)
+                break
+            except Exception:
+                if attempt == 4:
+                    raise
         assert tab.locator("#live-notice").is_visible()
         tab.log.check()
     finally:
