@@ -1,17 +1,23 @@
 """`gelu-lab experiment`: the FFN experiment that decides (gelu_lab.nn.experiment).
 
-    gelu-lab experiment --workers 2 --write src/gelu_lab/data/ffn_results.json   # the shipped set (about two hours on 2 cores)
+    gelu-lab experiment --store S --reuse src/gelu_lab/data/ffn_results.json --write src/gelu_lab/data/ffn_results.json
+                                          # the shipped set: the runs shipped before are reused where their config is identical
     gelu-lab experiment --plan tiny --store /tmp/t.sqlite                        # the whole pipeline in seconds
+    gelu-lab experiment --commands --store S                                     # the runs still wanted, one command each
 
 Given again after a kill, it goes on where it stopped (done runs are kept,
-interrupted ones resumed).
+interrupted ones resumed). Past one machine: ``--commands`` prints one ``gelu-lab
+train`` line per run the plan still wants given the store; run them anywhere (a Slurm
+job array, GNU parallel), bring the stores together with ``gelu-lab runs merge``, and
+ask again: the sweep's grid grows from its losses, so the list comes in rounds, and an
+empty one means the plan is complete.
 """
 
 from __future__ import annotations
 
 
 def register(sub):
-    from ..nn.experiment import PLANS
+    from ..nn.plans import PLANS
 
     p = sub.add_parser("experiment", help="the FFN experiment: learning-rate sweep, seeds, scale trend (needs torch)")
     p.add_argument("--plan", default="ship", choices=list(PLANS), help="ship: the shipped result set; tiny: seconds")
@@ -19,6 +25,9 @@ def register(sub):
     p.add_argument("--store", help="runs store file (default: $GELU_LAB_STORE or the data dir)")
     p.add_argument("--write", metavar="FILE", help="write the experiment's runs as a result set (the format of data/ffn_results.json)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--reuse", action="append", default=[], metavar="SOURCE",
+                   help="first merge the finished runs of this store or result set (gelu-lab runs merge): runs of identical config are not trained again")
+    p.add_argument("--commands", action="store_true", help="print one `gelu-lab train` command per run still wanted, and run nothing")
     p.set_defaults(func=run)
 
 
@@ -46,13 +55,28 @@ def run(args) -> int:
         raise ValueError("the experiment needs torch: pip install 'gelu-lab[torch]'") from None
     store = args.store or str(default_path())
     plan = PLANS[args.plan]
+    if args.reuse:
+        from ..results.merge import merge
+
+        got = merge(store, args.reuse)
+        print(f"reused: {got['added']} run(s) added to the store, {got['present']} already there")
+    if args.commands:
+        from ..nn.experiment import commands
+
+        for line in commands(plan, store):
+            print(line)
+        return 0
     got = carry_out(plan, store, workers=args.workers, progress=not args.no_progress)
     from ..nn import runs as R
     from ..results.store import Store, train_runs
 
     with Store(store) as s:
         runs = train_runs(s, ids=set(got["runs"]))
-    print("learning rates: " + ", ".join(f"{a} {r:g}" for a, r in got["lr"].items()))
+    from ..results.runsets import bracket
+
+    brackets = {a: bracket(v) for a, v in got["sweep"].items()}
+    print("learning rates: " + ", ".join(f"{a} {r:g}" + ("" if a not in brackets or brackets[a]["bracketed"] else " (not bracketed)")
+                                         for a, r in got["lr"].items()))
     for g in R.compare(runs):
         if g.get("lr"):  # the experiment's cells; `gelu-lab runs compare` shows every group
             print(f"{g['label']}: {g['verdict']}")
@@ -64,7 +88,8 @@ def run(args) -> int:
         # the experiment's own span, whichever calls of this command carried it out
         span = (max(map(datetime.fromisoformat, (r["updated"] for r in runs)))
                 - min(map(datetime.fromisoformat, (r["created"] for r in runs)))).total_seconds()
-        exp = {"name": args.plan, "plan": got["plan"], "lr": got["lr"], "runs": len(runs), "workers": args.workers, "threads_per_run": 1,
+        sweep = {a: {"rates": sorted(v), "chosen": brackets[a]["chosen"], "bracketed": brackets[a]["bracketed"]} for a, v in got["sweep"].items()}
+        exp = {"name": args.plan, "plan": got["plan"], "lr": got["lr"], "sweep": sweep, "runs": len(runs), "workers": args.workers, "threads_per_run": 1,
                "span_s": round(span), "run_s_total": round(sum((r["final"] or {}).get("wall_s") or 0 for r in runs))}
         prov = {**provenance(), "isa": _isa(), "python_impl": platform.python_implementation(), "experiment": exp,
                 "train_commands": sorted({r["provenance"].get("command", "") for r in runs})}
