@@ -27,6 +27,8 @@ def register(sub):
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--reuse", action="append", default=[], metavar="SOURCE",
                    help="first merge the finished runs of this store or result set (gelu-lab runs merge): runs of identical config are not trained again")
+    p.add_argument("--no-run", action="store_true",
+                   help="train nothing: summarise (and --write) what the store holds now; the result set says how many runs are still to do")
     p.add_argument("--commands", action="store_true", help="print one `gelu-lab train` command per run still wanted, and run nothing")
     p.set_defaults(func=run)
 
@@ -66,7 +68,12 @@ def run(args) -> int:
         for line in commands(plan, store):
             print(line)
         return 0
-    got = carry_out(plan, store, workers=args.workers, progress=not args.no_progress)
+    if args.no_run:
+        from ..nn.experiment import summary
+
+        got = summary(plan, store)
+    else:
+        got = carry_out(plan, store, workers=args.workers, progress=not args.no_progress)
     from ..nn import runs as R
     from ..results.store import Store, train_runs
 
@@ -77,6 +84,8 @@ def run(args) -> int:
     brackets = {a: bracket(v) for a, v in got["sweep"].items()}
     print("learning rates: " + ", ".join(f"{a} {r:g}" + ("" if a not in brackets or brackets[a]["bracketed"] else " (not bracketed)")
                                          for a, r in got["lr"].items()))
+    if got["pending"]:
+        print(f"not finished: the plan still wants {got['pending']} run(s) (`gelu-lab experiment --commands` lists them)")
     for g in R.compare(runs):
         if g.get("lr"):  # the experiment's cells; `gelu-lab runs compare` shows every group
             print(f"{g['label']}: {g['verdict']}")
@@ -89,7 +98,7 @@ def run(args) -> int:
         span = (max(map(datetime.fromisoformat, (r["updated"] for r in runs)))
                 - min(map(datetime.fromisoformat, (r["created"] for r in runs)))).total_seconds()
         sweep = {a: {"rates": sorted(v), "chosen": brackets[a]["chosen"], "bracketed": brackets[a]["bracketed"]} for a, v in got["sweep"].items()}
-        exp = {"name": args.plan, "plan": got["plan"], "lr": got["lr"], "sweep": sweep, "runs": len(runs), "workers": args.workers, "threads_per_run": 1,
+        exp = {"name": args.plan, "plan": got["plan"], "lr": got["lr"], "sweep": sweep, "runs": len(runs), "pending": got["pending"], "workers": args.workers, "threads_per_run": 1,
                "span_s": round(span), "run_s_total": round(sum((r["final"] or {}).get("wall_s") or 0 for r in runs))}
         prov = {**provenance(), "isa": _isa(), "python_impl": platform.python_implementation(), "experiment": exp,
                 "train_commands": sorted({r["provenance"].get("command", "") for r in runs})}

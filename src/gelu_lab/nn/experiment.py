@@ -123,13 +123,23 @@ def commands(plan: Plan, store_path: str) -> list[str]:
     return [shlex.join(["gelu-lab", *train_args(plan, r)]) for r in pending(plan, store_path)]
 
 
+def summary(plan: Plan, store_path: str) -> dict:
+    """Where the plan stands in the store: {"plan", "lr": {variant: rate}, "sweep": {variant: {rate: loss}},
+    "runs": [ids of the finished runs it wants], "pending": how many it still wants}."""
+    from ..results.store import Store
+
+    with Store(store_path) as store:
+        losses = sweep_losses(plan, store)
+        runs, lr = wanted(plan, losses)
+        found = [store.find_run("train", train_config(plan, r).key(), "done") for r in runs]
+    ids = sorted({f["id"] for f in found if f})
+    return {"plan": plan.to_dict(), "lr": lr, "sweep": losses, "runs": ids, "pending": len(runs) - sum(1 for f in found if f)}
+
+
 def run(plan: Plan, store_path: str, workers: int = 2, progress: bool = True) -> dict:
     """Carry out the plan (resuming where a previous call stopped): run what it wants until it
-    wants nothing new. {"plan", "lr": {variant: rate}, "sweep": {variant: {rate: loss}},
-    "runs": [run id, ...]}."""
+    wants nothing new. Its :func:`summary` (nothing "pending")."""
     from tqdm import tqdm
-
-    from ..results.store import Store
 
     rounds = 0
     while True:
@@ -139,8 +149,4 @@ def run(plan: Plan, store_path: str, workers: int = 2, progress: bool = True) ->
         rounds += 1
         with tqdm(total=len(todo), desc=f"round {rounds}", unit="run", disable=not progress) as bar:
             _execute(plan, todo, store_path, workers, bar)
-    with Store(store_path) as store:
-        losses = sweep_losses(plan, store)
-        runs, lr = wanted(plan, losses)
-        ids = [store.find_run("train", train_config(plan, r).key(), "done")["id"] for r in runs]
-    return {"plan": plan.to_dict(), "lr": lr, "sweep": losses, "runs": sorted(set(ids))}
+    return summary(plan, store_path)
