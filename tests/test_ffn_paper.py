@@ -77,3 +77,19 @@ def test_gated_block_takes_either_sign_and_the_counts_match():
     assert lo < -1 and hi > 1  # the product spreads to both sides
     for row in ffn_view.param_counts(128):
         assert abs(row["ratio"] - 1) < 0.01 and row["params"] > 0
+
+
+@pytest.mark.parametrize("lang", content.LANGS)
+def test_the_story_s_gated_step_quotes_the_counts_and_our_intervals(lang):
+    from gelu_lab.app.pages import story
+    from gelu_lab.nn import variants
+
+    t = content.text(lang, "story")
+    c = cell({"gelu": 1.8, "swiglu": 1.75, "geglu": 1.76})
+    v = story.after(lang, t, {"c": c["runs"][0]["config"], "main": c})
+    assert v["gated_hidden"] == str(variants.hidden_width(128, True)) and v["plain_hidden"] == "512"
+    s = glu_paper.side_by_side(c)
+    lo = s["ours"]["swiglu"]["gap"]["lo"]
+    assert story.signed(lo) in v["ours_gated"] and content.label("geglu", lang) in v["ours_gated"]
+    assert v["p_swiglu"] == "1.944" and v["p_steps"] == "65,536"
+    assert story.after(lang, t, None)["ours_gated"] == t["after.none"]  # no experiment: said so, no number invented
