@@ -131,17 +131,17 @@ def trend_figure(points: list[dict], labels: dict) -> go.Figure:
 
 
 def paper_figure(rows: list[dict], labels: dict) -> go.Figure:
-    """Each FFN variant's gap to GELU, ours beside the paper's: two panels sharing the variants (rows, top to bottom).
+    """Each FFN variant's gap to GELU, ours above the paper's: two panels, the variants down each (a phone has
+    the width of one panel), in the same order.
 
     rows: [{"act", "name", "ours": {"mean", "lo", "hi"} | None, "paper": (gap at the first step count, at the second)}],
-    in the order to draw; labels: title, ours, paper, x_ours, x_paper, short, long (the paper's step counts).
-    Left of 0: lower loss than GELU.
+    in the order to draw; labels: title, x_ours, x_paper (each panel's axis says whose numbers it holds), short,
+    long (the paper's step counts). Left of 0: lower loss than GELU.
     """
-    layout = side_by_side([labels["ours"], labels["paper"]], gap=0.06, share_y=True)
     names = [r["name"] for r in rows]
     mine = [r for r in rows if r["ours"] is not None]
     traces = [{"type": "scatter", "y": [r["name"] for r in mine], "x": [r["ours"]["mean"] for r in mine], "mode": "markers",
-               "name": labels["ours"], "showlegend": False, "hovertemplate": "%{y}: %{x:+.4f}<extra></extra>",
+               "name": labels["x_ours"], "showlegend": False, "hovertemplate": "%{y}: %{x:+.4f}<extra></extra>",
                "marker": {"size": 11, "color": [palette.color(r["act"]) for r in mine], "line": {"color": NEUTRAL, "width": 1}},
                "error_x": {"type": "data", "symmetric": False, "visible": True, "color": NEUTRAL,
                            "array": [r["ours"]["hi"] - r["ours"]["mean"] if r["ours"]["hi"] == r["ours"]["hi"] else 0.0 for r in mine],
@@ -152,8 +152,9 @@ def paper_figure(rows: list[dict], labels: dict) -> go.Figure:
                        "marker": {"size": 11, "symbol": symbol, "color": [palette.color(r["act"]) for r in rows], "line": {"color": NEUTRAL, "width": 1.5}}})
     zero = [{"type": "line", "yref": f"y{k} domain", "y0": 0, "y1": 1, "xref": f"x{k}", "x0": 0, "x1": 0, "line": {"color": COLORS["gelu"], "dash": "dash"}}
             for k in ("", "2")]
-    layout["yaxis"] = {**layout["yaxis"], **axis("", categoryorder="array", categoryarray=names[::-1], automargin=True)}
-    layout["yaxis2"] = {**layout["yaxis2"], "categoryorder": "array", "categoryarray": names[::-1]}
-    layout["xaxis"] = {**layout["xaxis"], **axis(labels["x_ours"], automargin=True)}
-    layout["xaxis2"] = {**layout["xaxis2"], **axis(labels["x_paper"], automargin=True)}
-    return figure(traces, labels["title"], height=400, hovermode="closest", shapes=zero, legend={"orientation": "h", "y": -0.25}, **layout)
+    cats = {"categoryorder": "array", "categoryarray": names[::-1], "automargin": True}
+    # the legend (the paper's two step counts) in a bottom margin of its own, under the lower panel's axis title
+    return figure(traces, labels["title"], height=640, hovermode="closest", shapes=zero, margin={"l": 55, "r": 15, "t": 50, "b": 110},
+                  legend={"orientation": "h", "y": -0.16, "yanchor": "top"},
+                  yaxis={**axis(""), **cats, "domain": [0.58, 1.0], "anchor": "x"}, xaxis={**axis(labels["x_ours"], automargin=True), "anchor": "y"},
+                  yaxis2={**axis(""), **cats, "domain": [0.0, 0.42], "anchor": "x2"}, xaxis2={**axis(labels["x_paper"], automargin=True), "anchor": "y2"})

@@ -71,10 +71,10 @@ def figure(s: dict | None, lang: str, t: dict):
         gap = None
         if o is not None:  # GELU itself sits at 0 by definition; another variant at its paired gap
             gap = {"mean": 0.0, "lo": 0.0, "hi": 0.0} if a == glu_paper.REF else o["gap"]
-        rows.append({"act": a, "name": content.label(a, lang), "ours": gap, "paper": (short - lp["gelu"][0], long - lp["gelu"][1])})
+        # the paper's short names: a phone has room for them beside the points
+        rows.append({"act": a, "name": t[f"paper.name.{a}"], "ours": gap, "paper": (short - lp["gelu"][0], long - lp["gelu"][1])})
     steps = glu_paper.PAPER["steps"]
-    labels = {"title": t["fig.paper.title"], "ours": t["fig.paper.ours"], "paper": t["fig.paper.paper"], "x_ours": t["fig.paper.y_ours"],
-              "x_paper": t["fig.paper.y_paper"], "short": content.fill(t["fig.paper.steps"], steps=f"{steps[0]:,}"),
+    labels = {"title": t["fig.paper.title"], "x_ours": t["fig.paper.x_ours"], "x_paper": t["fig.paper.x_paper"], "short": content.fill(t["fig.paper.steps"], steps=f"{steps[0]:,}"),
               "long": content.fill(t["fig.paper.steps"], steps=f"{steps[1]:,}")}
     return graph("ffn-paper", figs.paper_figure(rows, labels))
 
