@@ -29,7 +29,7 @@ from .interview_math import (  # noqa: F401  (the page and the tests read the he
     CANCEL_X, DROPOUT_N, FAR_LEFT, INTERVAL, SEED, bf16, bf16_edge, c044715, c044715_fits, cancellation, dead_relu, dip, dropout,
     far_left, grad0, grad_range, relu_gap, sigmoid_ffn, silu, silu_gate, cancellation_curves, erfc_gelu, gate_curves, naive_gelu,
     series_c, zero_edge)
-from .interview_models import GATED_OURS, bert, differ16, ffn_gain, gated, norm_place, tanh_vs_erf
+from .interview_models import GATED_OURS, PAPER_GELU_RELU, bert, differ16, ffn_gain, gated, norm_place, tanh_vs_erf
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,8 @@ QUESTIONS = {
                              Quantity("postln_gelu", None, ".3g"), Quantity("postln_relu", None, ".3g")), norm_place),
         Question("ffn_gain", (Quantity("ffn_gap", None, "+.4f"), Quantity("ffn_lo", None, "+.4f"), Quantity("ffn_hi", None, "+.4f"),
                               Quantity("ffn_n", None, "d"), Quantity("ffn_width", None, "d"), Quantity("ffn_steps", None, "d"),
-                              Quantity("relu_dead_max", None, ".3f")), ffn_gain),
+                              Quantity("relu_dead_max", None, ".3f"),
+                              *(Quantity(k, None, ",d" if "steps" in k else ".3f") for k in PAPER_GELU_RELU)), ffn_gain),
     ]
 }
 

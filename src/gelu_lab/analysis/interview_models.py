@@ -55,12 +55,17 @@ def ffn_gain():
     exps = experiments(got.value) if got else []
     main = main_cell(exps)
     p = pair_of(main, "relu")
+    paper = {k: v for k, v in paper_numbers().items() if k in PAPER_GELU_RELU}
     if p is None:
-        return {k: math.nan for k in ("ffn_gap", "ffn_lo", "ffn_hi", "ffn_n", "ffn_width", "ffn_steps", "relu_dead_max")}
+        return {**{k: math.nan for k in ("ffn_gap", "ffn_lo", "ffn_hi", "ffn_n", "ffn_width", "ffn_steps", "relu_dead_max")}, **paper}
     dead = dead_relu_shares(exps[0]["runs"])
     c = main["runs"][0]["config"]
     return {"ffn_gap": p["mean"], "ffn_lo": p["lo"], "ffn_hi": p["hi"], "ffn_n": p["n"], "ffn_width": c["n_embd"], "ffn_steps": c["steps"],
-            "relu_dead_max": max((d["max_layer_share"] for d in dead), default=math.nan)}
+            "relu_dead_max": max((d["max_layer_share"] for d in dead), default=math.nan), **paper}
+
+
+# Shazeer 2020's numbers the GELU-against-ReLU answer quotes (paper_numbers)
+PAPER_GELU_RELU = ("paper_gelu", "paper_relu", "paper_gelu_long", "paper_relu_long", "paper_steps", "paper_steps_long")
 
 
 GATED_OURS = ("swiglu", "geglu")  # the gated variants the answer quotes from our experiment
