@@ -113,3 +113,14 @@ def test_every_registry_activation_builds_an_ungated_ffn():
     for name in activations.names(every=True):
         out = FFN(cfg(name, d=8))(x)
         assert out.shape == (5, 8) and torch.isfinite(out).all(), name
+
+
+def test_the_page_s_run_control_can_start_a_gated_run(monkeypatch, tmp_path):
+    from gelu_lab.nn import ffn_view, train_job
+
+    seen = {}
+    monkeypatch.setattr(train_job.jobs, "start", lambda path, kind, args, meta, **kw: seen.update(args=args) or {"state": "started"})
+    ffn_view.start_run(tmp_path / "s.sqlite", {"act": "swiglu", "fc": "0.02", "preset": "tiny", "steps": 100})
+    assert seen["args"][:3] == ["train", "--activations", "swiglu"]
+    with pytest.raises(ValueError, match="not a run this page offers"):
+        ffn_view.start_run(tmp_path / "s.sqlite", {"act": "bilinear2", "fc": "0.02", "preset": "tiny", "steps": 100})

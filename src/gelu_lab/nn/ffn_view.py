@@ -24,7 +24,7 @@ from .train_job import resume_command
 UNIT_METRICS = ("dead", "near_dead", "const", "pre_std", "pre_mean", "pre_neg")
 RUN_STEPS = (100, 300, 600, 1500)
 RUN_PRESETS = ("quick", "tiny")
-RUN_ACTS = ("gelu", "gelu_tanh", "relu", "sigmoid", "silu")
+RUN_ACTS = ("gelu", "gelu_tanh", "relu", "sigmoid", "silu", "relu2", "geglu", "swiglu")  # the run control's FFN variants
 RUN_FC = {"0.02": 0.02, "unit": "unit"}  # the init-scale choices of the run control
 NONE = "–"  # a number that cannot be given (no such activation in the group)
 
