@@ -59,6 +59,12 @@ def test_live_block_readouts(page, app_url):
     set_slider(page, "ffn-sigma", 0.05)
     assert wait_text(page, "ffn-r-std", "0.050") == "0.050"
     assert "sigma=0.05" in page.url
+    # a gated FFN: ReLU's outputs are never negative; ReGLU's product relu(xW)·xV is, where the gate is open (half the
+    # units) and xV < 0 (half of those): a quarter, for independent symmetric xW and xV
+    assert text_of(page, "ffn-r-yneg") == "0.0%"
+    choose(page, "ffn-act", "ReGLU")
+    page.wait_for_function("document.querySelector('#ffn-w2in .js-plotly-plot').layout.title.text.includes('⊙')")
+    assert 20 < float(text_of(page, "ffn-r-yneg").rstrip("%")) < 30 and "act=reglu" in page.url
     page.log.check()
 
 

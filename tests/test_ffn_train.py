@@ -176,18 +176,22 @@ def test_experiment_end_to_end_resumes_after_a_kill(tmp_path):
     done = subprocess.run([*argv, "--write", str(out)], env=ENV, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     plan = X.PLANS["tiny"]
-    n_runs = len(X.sweep_runs(plan)) + sum(plan.seeds.values()) - len(plan.sweep) + sum(n * len(acts) for _, _, acts, n in plan.scale)
     with Store(store) as s:
         runs = s.runs("train")
-    assert len(runs) == n_runs and all(r["status"] == "done" for r in runs)  # the killed ones resumed, none started twice
+        wanted, lr = X.wanted(plan, X.sweep_losses(plan, s))
+    n_runs = len(wanted)
+    # the killed ones resumed, none started twice, and every run the plan wants (its grown sweep too) is done
+    assert len(runs) == n_runs == len({r["key"] for r in runs}) and all(r["status"] == "done" for r in runs)
+    assert set(lr) == set(plan.sweep) and not X.commands(plan, store)
     assert "gelu - relu:" in done.stdout and "95% interval" in done.stdout
     listed = subprocess.run([PY, "-m", "gelu_lab", "runs", "compare", "--store", store], env=ENV, capture_output=True, text=True, timeout=120)
     assert listed.returncode == 0 and "lr: each activation's best" in listed.stdout and "95% interval [" in listed.stdout, listed.stdout[-1500:]
     doc = json.loads(out.read_text())
     assert len(doc["runs"]) == n_runs and str(tmp_path) not in out.read_text()
     prov = doc["provenance"]
-    assert prov["experiment"]["name"] == "tiny" and prov["experiment"]["plan"]["preset"] == "tiny" and set(prov["experiment"]["lr"]) == {"gelu", "relu"} and prov["torch"] and prov["processor"]
+    assert prov["experiment"]["name"] == "tiny" and prov["experiment"]["plan"]["preset"] == "tiny" and set(prov["experiment"]["lr"]) == {"gelu", "relu", "swiglu"} and prov["torch"] and prov["processor"]
     from gelu_lab.results.runsets import experiments
 
     (e,) = experiments(doc["runs"])
     assert e["lr"] == prov["experiment"]["lr"] and [c["width"] for c in e["cells"]] == [16, 8]
+    assert {a: s["bracketed"] for a, s in prov["experiment"]["sweep"].items()} == {a: b["bracketed"] for a, b in e["bracket"].items()}

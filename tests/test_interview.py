@@ -279,7 +279,7 @@ def test_quiz_state_from_click_times():
 
 
 def test_content_has_every_question_in_both_languages():
-    from gelu_lab.app.pages.interview import _said
+    from gelu_lab.app.pages.interview import _ours, _said
 
     en, zh = content.text("en", "interview"), content.text("zh", "interview")
     assert set(en) == set(zh)
@@ -295,8 +295,8 @@ def test_content_has_every_question_in_both_languages():
         for s in q.quantities:
             if s.stated is not None:
                 assert "{" + s.key + "}" in en[f"a.{qid}"] and "{" + s.key + "}" in zh[f"a.{qid}"], (qid, s.key)
-        for t in (en, zh):
-            filled = content.fill(t[f"a.{qid}"], n="1", **said)
+        for t, lang in ((en, "en"), (zh, "zh")):
+            filled = content.fill(t[f"a.{qid}"], n="1", **said, **_ours(qid, t, lang))
             assert not re.findall(r"\{[a-z_0-9]+\}", filled), (qid, re.findall(r"\{[a-z_0-9]+\}", filled))
 
 
@@ -366,3 +366,25 @@ def test_post_and_pre_ln_first_layer_gradients_are_torch_s():
             want = torch_flow(name, gradflow.MAX_DEPTH, arch, width=gradflow.WIDTH, batch=gradflow.BATCH, seed=0)[0]
             assert g[f"{arch}_{name}"] == pytest.approx(want, rel=1e-9), (arch, name)
     assert min(g[k] for k in ("preln_gelu", "preln_relu", "postln_gelu", "postln_relu")) > 0.1  # "neither vanishes"
+
+
+def test_why_swiglu_quotes_the_paper_record_and_our_experiment_or_says_it_has_none(monkeypatch):
+    """The gated answer's numbers: Shazeer's from analysis.glu_paper.PAPER, ours from the shipped
+    experiment's paired gaps (nan and the 'none' sentence when the shipped set has no gated runs)."""
+    from gelu_lab.analysis import glu_paper, interview_models
+    from gelu_lab.app.pages.interview import _ours
+
+    v = interview_models.gated()
+    assert v["paper_swiglu"] == glu_paper.PAPER["log_ppl"]["swiglu"][0] == 1.944 and v["paper_steps_long"] == 524288
+    assert v["paper_gated_spread"] == pytest.approx(abs(1.633 - 1.636))
+    en = content.text("en", "interview")
+    if v["ours_swiglu_verdict"] == "none":
+        assert math.isnan(v["ours_swiglu"]) and _ours("gated", en, "en") == {"ours": en["gated.ours.none"]}
+    else:
+        assert v["ours_swiglu_lo"] <= v["ours_swiglu"] <= v["ours_swiglu_hi"] and "95% interval" in _ours("gated", en, "en")["ours"]
+    fake = {"ours_swiglu": -0.02, "ours_swiglu_lo": -0.03, "ours_swiglu_hi": -0.01, "ours_swiglu_verdict": "larger",
+            "ours_geglu": -0.005, "ours_geglu_lo": -0.02, "ours_geglu_hi": 0.01, "ours_geglu_verdict": "within", "ours_n": 5}
+    monkeypatch.setattr(iv, "values", lambda qid: {**v, **fake})
+    said = _ours("gated", en, "en")["ours"]
+    assert "SwiGLU minus GELU is -0.0200 nats/char, 95% interval [-0.0300, -0.0100] (beyond the seed-to-seed noise)" in said
+    assert en["gated.verdict.within"] in said and "5 seeds" in said

@@ -154,7 +154,9 @@ def test_lab_and_the_simulations_keep_greys_grey():
 
 
 def test_every_activation_has_a_colour_and_a_dash_and_no_two_share_both():
-    names = activations.names()
+    from gelu_lab.nn import variants
+
+    names = [*activations.names(), "relu2", *variants.GATED]  # the pages' activations and the FFN page's other variants
     assert set(palette.COLORS) == set(palette.DASHES) == set(names)
     styles = [(palette.COLORS[n], palette.DASHES[n]) for n in names]
     assert len(set(styles)) == len(styles)

@@ -60,8 +60,9 @@ value underflows in float64 (|x| beyond about 38 for the exact form, 21 for
 the tanh form, 440 for the sigmoid form; the second derivatives on both
 sides): there only the core knows the sign of the zero it rounds to.
 
-``NATIVE`` is the one table of every activation of :mod:`gelu_lab.activations`
-as torch's own kernels (fast, not correctly rounded); the small Transformer,
+``NATIVE`` is the one table of the activations of :mod:`gelu_lab.activations`
+as torch's own kernels (every one the pages show, and ReLU², identity, tanh, ReLU6,
+hardswish of the others) (fast, not correctly rounded); the small Transformer,
 the BERT probe's swaps, ``accuracy`` (``torch:NAME``) and ``bench`` build from it.
 Importing this module needs torch; importing ``gelu_lab`` does not.
 """
@@ -451,6 +452,13 @@ class SigmoidGELU(nn.Module):
         return sigmoid_form(x)
 
 
+class ReLU2(nn.Module):
+    """max(0, x)² (modded-nanogpt's FFN activation), by torch's own kernels."""
+
+    def forward(self, x):
+        return torch.square(torch.relu(x))
+
+
 # canonical names of gelu_lab.activations -> a factory of torch's own nn.Module
 NATIVE = {
     "gelu": lambda: nn.GELU(),
@@ -463,6 +471,11 @@ NATIVE = {
     "softplus": nn.Softplus,
     "mish": nn.Mish,
     "leaky_relu": lambda: nn.LeakyReLU(0.01),  # activations.LEAKY_SLOPE
+    "relu2": ReLU2,
+    "linear": nn.Identity,  # the bilinear gated FFN's "activation"
+    "tanh": nn.Tanh,
+    "relu6": nn.ReLU6,
+    "hardswish": nn.Hardswish,
 }
 
 

@@ -38,7 +38,7 @@ import numpy as np
 
 from .. import numerics as nm
 from ..results.printing import pct  # a share as the note says it (the only value given as text: a percentage)
-from . import model_claims
+from . import ffn_claims, glu_paper, model_claims
 from .evidence import SOURCES, VERDICTS  # noqa: F401  (the claims' words: what a verdict and a source may be)
 from .evidence import computed as _computed
 from .evidence import ev as _ev
@@ -284,7 +284,7 @@ def _tanh_faster(store, measure):
 
 
 TRAIN_HOW = "gelu-lab train --activations gelu,relu --preset quick"
-EXPERIMENT_HOW = "gelu-lab experiment --workers 2"
+EXPERIMENT_HOW = ffn_claims.EXPERIMENT_HOW
 
 
 def dead_relu_shares(runs: list[dict]) -> list[dict]:
@@ -308,23 +308,8 @@ def dead_relu_shares(runs: list[dict]) -> list[dict]:
     return out
 
 
-def _train_runs(store) -> tuple[str | None, list[dict], list[dict]]:
-    """(source, its runs, its learning-rate experiments): the reader's store when it holds
-    training runs, else the shipped set."""
-    from .. import results
-    from ..results.runsets import experiments
-
-    got = results.latest("train", store=store)
-    runs = [] if got is None else got.value
-    for src in ("store", "shipped"):
-        mine = [r for r in runs if r["source"] == src]
-        if mine:
-            return src, mine, experiments(mine)
-    return None, [], []
-
-
 def _relu_half_dead(store, measure):
-    source, runs, exps = _train_runs(store)
+    source, runs, exps = ffn_claims.train_runs(store)
     if exps:  # the decisive experiment: every ReLU run of it, at each rate, width and init
         runs = exps[0]["runs"]
     shares = dead_relu_shares(runs)
@@ -348,7 +333,7 @@ def _gelu_lower_loss(store, measure):
     ahead late?)."""
     from ..results.runsets import main_cell, pair_of, paired
 
-    source, runs, exps = _train_runs(store)
+    source, runs, exps = ffn_claims.train_runs(store)
     main = main_cell(exps)
     p = pair_of(main, "relu")
     if p is None or p["n"] < 2:
@@ -369,7 +354,14 @@ def _gelu_lower_loss(store, measure):
     return _ev(verdict, f, f"note.gelu_lower_loss.{verdict}",
                {"n": str(p["n"]), "width": str(c["n_embd"]), "steps": str(c["steps"]), "mean": f"{p['mean']:+.4f}", "lo": f"{p['lo']:+.4f}",
                 "hi": f"{p['hi']:+.4f}", "mid_step": str(mid["step"]), "mid": f"{mid['mean']:+.4f}", "mid_lo": f"{mid['lo']:+.4f}",
-                "mid_hi": f"{mid['hi']:+.4f}"}, EXPERIMENT_HOW, source, prov)
+                "mid_hi": f"{mid['hi']:+.4f}", **_paper_gelu_relu()}, EXPERIMENT_HOW, source, prov)
+
+
+def _paper_gelu_relu() -> dict:
+    """Shazeer 2020's GELU and ReLU log-perplexities (analysis.glu_paper.PAPER), as the notes quote them."""
+    lp, steps = glu_paper.PAPER["log_ppl"], glu_paper.PAPER["steps"]
+    return {"paper_gelu": lp["gelu"][0], "paper_relu": lp["relu"][0], "paper_gelu_long": lp["gelu"][1], "paper_relu_long": lp["relu"][1],
+            "paper_steps": f"{steps[0]:,}", "paper_steps_long": f"{steps[1]:,}"}
 
 
 CLAIMS = {
@@ -388,6 +380,7 @@ CLAIMS = {
         Claim("quick_gelu_is_silu", _computed(_quick_gelu_silu)),
         Claim("relu_half_dead", _relu_half_dead, reads="train"),
         Claim("gelu_lower_loss", _gelu_lower_loss, reads="train"),
+        Claim("relu2_better", ffn_claims.relu2_better, reads="train"),
         Claim("t5_gelu", _computed(model_claims.t5_gelu)),
         Claim("llama_gelu", _computed(model_claims.llama_gelu)),
         Claim("inputs_standard_normal", model_claims.inputs_standard_normal, reads="probe"),

@@ -29,7 +29,7 @@ from .interview_math import (  # noqa: F401  (the page and the tests read the he
     CANCEL_X, DROPOUT_N, FAR_LEFT, INTERVAL, SEED, bf16, bf16_edge, c044715, c044715_fits, cancellation, dead_relu, dip, dropout,
     far_left, grad0, grad_range, relu_gap, sigmoid_ffn, silu, silu_gate, cancellation_curves, erfc_gelu, gate_curves, naive_gelu,
     series_c, zero_edge)
-from .interview_models import bert, differ16, ffn_gain, gated, norm_place, tanh_vs_erf
+from .interview_models import GATED_OURS, PAPER_GELU_RELU, bert, differ16, ffn_gain, gated, norm_place, tanh_vs_erf
 
 
 @dataclass(frozen=True)
@@ -90,12 +90,18 @@ QUESTIONS = {
                           Quantity("bf16_zero_tiny", None, "d"), Quantity("ours_max_ulp", "0", "d"),
                           Quantity("torch_max_ulp", None, "d"), Quantity("torch_wrong", None, "d"), Quantity("torch_flush", None, "d")), bf16_edge, slow=bf16),
         Question("gated", (Quantity("plain_params", "8", ".0f"), Quantity("gated_params", "8", ".0f"), Quantity("llama_d", None, "d"),
-                           Quantity("llama_exact", None, ".2f"), Quantity("llama_rule", "11008", "d"), Quantity("llama_dff", "11008", "d")), gated),
+                           Quantity("llama_exact", None, ".2f"), Quantity("llama_rule", "11008", "d"), Quantity("llama_dff", "11008", "d"),
+                           *(Quantity(f"paper_{v}{end}", None, ".3f") for end in ("", "_long") for v in ("relu", "gelu", "geglu", "swiglu")),
+                           Quantity("paper_steps", None, ",d"), Quantity("paper_steps_long", None, ",d"),
+                           Quantity("paper_plain_spread", None, ".3f"), Quantity("paper_gated_spread", None, ".3f"),
+                           *(Quantity(f"ours_{v}{end}", None, "+.4f") for v in GATED_OURS for end in ("", "_lo", "_hi")),
+                           Quantity("ours_n", None, "d")), gated),
         Question("post_ln", (Quantity("ln_depth", None, "d"), Quantity("ln_width", None, "d"), Quantity("preln_gelu", None, ".3g"), Quantity("preln_relu", None, ".3g"),
                              Quantity("postln_gelu", None, ".3g"), Quantity("postln_relu", None, ".3g")), norm_place),
         Question("ffn_gain", (Quantity("ffn_gap", None, "+.4f"), Quantity("ffn_lo", None, "+.4f"), Quantity("ffn_hi", None, "+.4f"),
                               Quantity("ffn_n", None, "d"), Quantity("ffn_width", None, "d"), Quantity("ffn_steps", None, "d"),
-                              Quantity("relu_dead_max", None, ".3f")), ffn_gain),
+                              Quantity("relu_dead_max", None, ".3f"),
+                              *(Quantity(k, None, ",d" if "steps" in k else ".3f") for k in PAPER_GELU_RELU)), ffn_gain),
     ]
 }
 
@@ -154,5 +160,6 @@ def show(value, fmt: str) -> str:
         return str(value)
     if isinstance(value, float) and math.isnan(value):  # not measured in this installation's shipped results
         return "–"
-    s = format(int(value) if fmt == "d" else float(value), fmt)
-    return s[1:] if s.startswith("-") and fmt != "d" and float(s) == 0 else s
+    whole = fmt.endswith("d")  # "d" or ",d": an integer, with or without thousands separators
+    s = format(int(value) if whole else float(value), fmt)
+    return s[1:] if s.startswith("-") and not whole and float(s) == 0 else s

@@ -5,6 +5,8 @@
     gelu-lab runs export --format json|csv      everything (json: the document the app reads)
     gelu-lab runs compare                       val loss per activation: mean +- std, ranking, gap vs spread,
                                                 GELU minus each other activation paired by seed, with its 95% interval
+    gelu-lab runs merge SOURCE... [--store S]   copy the finished runs of other stores (or result sets) into S:
+                                                idempotent; two separate runs of one key are refused (exit 2)
 --shipped reads the result set shipped with the package instead of the store.
 """
 
@@ -30,13 +32,27 @@ def register(sub):
         q.add_argument("--shipped", action="store_true", help="the result set shipped with gelu-lab, not the store")
         q.add_argument("--format", default="json" if name == "export" else "text", choices=["text", "json", "csv"])
         q.set_defaults(func=run)
+    q = acts.add_parser("merge", help="bring other runs stores (or result sets) into this one")
+    q.add_argument("sources", nargs="+", metavar="SOURCE", help="runs store files or result sets (gelu-lab runs export, experiment --write)")
+    q.add_argument("--store", help="the store to merge into (default: $GELU_LAB_STORE or the data dir)")
+    q.set_defaults(func=merge)
     p.set_defaults(func=lambda args: _need_action())
+
+
+def merge(args) -> int:
+    from ..results.merge import merge as merge_into
+    from ..results.store import default_path
+
+    target = args.store or str(default_path())
+    got = merge_into(target, args.sources)
+    print(f"merged {got['sources']} source(s) into {target}: {got['added']} run(s) added, {got['present']} already there")
+    return 0
 
 
 def _need_action():
     from . import CliError
 
-    raise CliError("runs: choose an action: list, show, export or compare")
+    raise CliError("runs: choose an action: list, show, export, compare or merge")
 
 
 def _runs(args, with_metrics=True):

@@ -2,6 +2,7 @@
 
     gelu-lab train --activations gelu,gelu_tanh,relu,sigmoid,silu --seeds 3 --preset quick
     gelu-lab train --activations gelu,relu --fc-init-std 0.02,unit     # an init-scale sweep
+    gelu-lab train --activations geglu,swiglu --preset decide          # gated FFNs (gelu_lab.nn.variants)
     gelu-lab train --resume 7                                           # continue an interrupted run
     torchrun --nproc_per_node=2 -m gelu_lab train ...                   # DDP (gloo on CPU)
 """
@@ -32,7 +33,8 @@ def register(sub):
     from ..nn.presets import PRESETS
 
     p = sub.add_parser("train", help="train a small char Transformer per FFN activation and seed (needs torch)")
-    p.add_argument("--activations", default="gelu,gelu_tanh,relu,sigmoid,silu", help="comma-separated registry names")
+    p.add_argument("--activations", default="gelu,gelu_tanh,relu,sigmoid,silu",
+                   help="comma-separated FFN variants: activation names of the registry, or gated ones (glu, bilinear, reglu, geglu, swiglu)")
     p.add_argument("--seeds", type=_positive("seeds"), default=1, help="number of seeds (0..N-1)")
     p.add_argument("--seed-start", type=int, default=0, help="first seed (seeds are S..S+N-1)")
     p.add_argument("--preset", default="quick", choices=list(PRESETS))
@@ -102,7 +104,7 @@ def _resume_hints(store, acts, store_arg) -> None:
 
 
 def run(args) -> int:
-    from ..activations import canonical
+    from ..nn.variants import canonical
 
     acts = [canonical(a) for a in args.activations.split(",") if a.strip()]
     if not acts:

@@ -1,4 +1,4 @@
-"""Transformer FFN page: the live block, training curves with seed bands, the init sweep.
+"""Transformer FFN page: the live block, training curves with seed bands, the init sweep, ours beside the paper.
 
 Built from trace dicts by :func:`gelu_lab.figures.figure` (one constructor call,
 validation off): the training-result callback draws four of these figures at once.
@@ -25,6 +25,16 @@ def block_figure(centers, density, xs, act_y, labels: dict, color: str = COLORS[
                   xaxis=axis(labels["x"], range=[float(xs[0]), float(xs[-1])]), yaxis=axis(labels["density"]),
                   yaxis2=axis(labels["y"], overlaying="y", side="right", showgrid=False),
                   margin={"l": 55, "r": 55, "t": 50, "b": 45})
+
+
+def hist_figure(centers, density, labels: dict) -> go.Figure:
+    """A histogram (bin centers, density) with a dashed line at 0: which side its values fall on. labels: title, x, density."""
+    width = float(centers[1] - centers[0]) if len(centers) > 1 else 1.0
+    bars = {"type": "bar", "x": centers, "y": density, "width": width, "name": labels["title"], "showlegend": False,
+            "marker": {"color": palette.fill(NEUTRAL, 0.6)}}
+    zero = {"type": "line", "xref": "x", "x0": 0, "x1": 0, "yref": "y domain", "y0": 0, "y1": 1, "line": {"color": COLORS["gelu"], "dash": "dash"}}
+    return figure([bars], labels["title"], height=300, hovermode="closest", bargap=0, shapes=[zero],
+                  xaxis=axis(labels["x"]), yaxis=axis(labels["density"]))
 
 
 def _band_traces(b: dict, name: str, act: str, showlegend=True, group=None, axes: dict | None = None) -> list[dict]:
@@ -118,3 +128,33 @@ def trend_figure(points: list[dict], labels: dict) -> go.Figure:
     zero = {"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": 0, "y1": 0, "line": {"color": NEUTRAL, "dash": "dot"}}
     return figure(traces, labels["title"], height=360, hovermode="closest", shapes=[zero],
                   xaxis=axis(labels["x"], type="log", tickvals=widths, ticktext=[str(w) for w in widths]), yaxis=axis(labels["y"], automargin=True))
+
+
+def paper_figure(rows: list[dict], labels: dict) -> go.Figure:
+    """Each FFN variant's gap to GELU, ours above the paper's: two panels, the variants down each (a phone has
+    the width of one panel), in the same order.
+
+    rows: [{"act", "name", "ours": {"mean", "lo", "hi"} | None, "paper": (gap at the first step count, at the second)}],
+    in the order to draw; labels: title, x_ours, x_paper (each panel's axis says whose numbers it holds), short,
+    long (the paper's step counts). Left of 0: lower loss than GELU.
+    """
+    names = [r["name"] for r in rows]
+    mine = [r for r in rows if r["ours"] is not None]
+    traces = [{"type": "scatter", "y": [r["name"] for r in mine], "x": [r["ours"]["mean"] for r in mine], "mode": "markers",
+               "name": labels["x_ours"], "showlegend": False, "hovertemplate": "%{y}: %{x:+.4f}<extra></extra>",
+               "marker": {"size": 11, "color": [palette.color(r["act"]) for r in mine], "line": {"color": NEUTRAL, "width": 1}},
+               "error_x": {"type": "data", "symmetric": False, "visible": True, "color": NEUTRAL,
+                           "array": [r["ours"]["hi"] - r["ours"]["mean"] if r["ours"]["hi"] == r["ours"]["hi"] else 0.0 for r in mine],
+                           "arrayminus": [r["ours"]["mean"] - r["ours"]["lo"] if r["ours"]["lo"] == r["ours"]["lo"] else 0.0 for r in mine]}}]
+    for i, (key, symbol) in enumerate((("short", "circle"), ("long", "diamond-open"))):
+        traces.append({"type": "scatter", "y": names, "x": [r["paper"][i] for r in rows], "mode": "markers", "name": labels[key],
+                       "xaxis": "x2", "yaxis": "y2", "hovertemplate": "%{y}: %{x:+.3f}<extra>" + labels[key] + "</extra>",
+                       "marker": {"size": 11, "symbol": symbol, "color": [palette.color(r["act"]) for r in rows], "line": {"color": NEUTRAL, "width": 1.5}}})
+    zero = [{"type": "line", "yref": f"y{k} domain", "y0": 0, "y1": 1, "xref": f"x{k}", "x0": 0, "x1": 0, "line": {"color": COLORS["gelu"], "dash": "dash"}}
+            for k in ("", "2")]
+    cats = {"categoryorder": "array", "categoryarray": names[::-1], "automargin": True}
+    # the legend (the paper's two step counts) in a bottom margin of its own, under the lower panel's axis title
+    return figure(traces, labels["title"], height=640, hovermode="closest", shapes=zero, margin={"l": 55, "r": 15, "t": 50, "b": 110},
+                  legend={"orientation": "h", "y": -0.16, "yanchor": "top"},
+                  yaxis={**axis(""), **cats, "domain": [0.58, 1.0], "anchor": "x"}, xaxis={**axis(labels["x_ours"], automargin=True), "anchor": "y"},
+                  yaxis2={**axis(""), **cats, "domain": [0.0, 0.42], "anchor": "x2"}, xaxis2={**axis(labels["x_paper"], automargin=True), "anchor": "y2"})

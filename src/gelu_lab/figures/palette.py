@@ -4,7 +4,7 @@ The colours are Okabe & Ito's ("Color Universal Design", 2008), chosen to stay a
 under the common colour-vision deficiencies; tests/test_palette.py checks that they do
 (simulated protan-, deutan- and tritanopia, CIEDE2000) and checks their contrast on the
 light and the dark background (assets/theme.css). Yellow is left out: on white it is
-1.3:1, too faint for a line or a text. Ten activations share six colours, so a dash
+1.3:1, too faint for a line or a text. Sixteen activations and FFN variants share six colours, so a dash
 pattern is the second cue: no two activations have both the same colour and the same
 dash, and the GELU forms, which lie on top of one another, are dashed over a solid GELU.
 
@@ -41,6 +41,13 @@ COLORS = {
     "softplus": SKY_BLUE,
     "mish": REDDISH_PURPLE,
     "leaky_relu": BLUE,
+    # the FFN variants of the FFN page (gelu_lab.nn.variants): a gated one takes its gate's colour
+    "relu2": BLUE,
+    "glu": BLUISH_GREEN,
+    "bilinear": REDDISH_PURPLE,
+    "reglu": BLUE,
+    "geglu": VERMILLION,
+    "swiglu": SKY_BLUE,
 }
 DASHES = {
     "gelu": "solid",
@@ -53,6 +60,12 @@ DASHES = {
     "softplus": "solid",
     "mish": "longdashdot",
     "leaky_relu": "longdashdot",
+    "relu2": "dot",
+    "glu": "dash",
+    "bilinear": "dash",
+    "reglu": "solid",
+    "geglu": "dash",
+    "swiglu": "dot",
 }
 
 

@@ -1,4 +1,5 @@
-"""One Transformer FFN block, live, in NumPy: h = x W1 + b1, y = act(h), out = y W2.
+"""One Transformer FFN block, live, in NumPy: h = x W1 + b1, y = act(h), out = y W2; or gated
+(gelu_lab.nn.variants): h = x W, v = x V, y = act(h) ⊙ v, out = y W2.
 
 For the /ffn page: where do the hidden pre-activations fall on the activation
 curve, for a given init scale, and how many units are dead or nearly flat?
@@ -15,6 +16,9 @@ on the same definitions (dead: never positive on these tokens; near-dead:
 plus ``linearity``: R^2 of the best straight line through (h, act(h)) -- near 1
 means the activation acts as a linear map on this input range, so the FFN adds
 little non-linearity, which is what happens to GELU and SiLU at sigma ~ 0.2.
+For a gated variant, W and V are both drawn like W1 (as the model's init does) with the
+gated width h ~ 8d/3, the unit statistics are those of the gate act(x W), and ``y`` is
+the product that enters W2: act(xW) ⊙ xV, whose sign is free even where act's is not.
 No torch needed: the activation is the registry's NumPy function.
 """
 
@@ -25,6 +29,7 @@ import functools
 import numpy as np
 
 from ..activations import get
+from . import variants
 
 
 @functools.lru_cache(maxsize=8)
@@ -34,7 +39,8 @@ def _inputs(d: int, tokens: int, seed: int):
     x = (x - x.mean(1, keepdims=True)) / x.std(1, keepdims=True)  # LayerNorm without affine
     w1 = rng.standard_normal((d, 4 * d))  # scaled per sigma below
     w2 = 0.02 * rng.standard_normal((4 * d, d))
-    return x, w1, w2
+    wv = rng.standard_normal((d, 4 * d))  # a gated block's V (drawn last: the ungated block's numbers stay as they were)
+    return x, w1, w2, wv
 
 
 def unit_stats(h: np.ndarray, y: np.ndarray, dy: np.ndarray) -> dict:
@@ -61,13 +67,19 @@ def linearity(h: np.ndarray, y: np.ndarray) -> float:
 
 
 def block(activation: str, sigma: float, d: int = 64, tokens: int = 256, seed: int = 0) -> dict:
-    """The FFN block on random LayerNorm-ed tokens: h, y, out and their statistics."""
+    """The FFN block of variant `activation` on random LayerNorm-ed tokens: h, y (what enters
+    W2), out and their statistics; y_neg, y_min, y_max: y's negative share and range."""
     if not (np.isfinite(sigma) and sigma > 0):
         raise ValueError(f"sigma must be a positive number, got {sigma}")
-    act = get(activation)
-    x, w1, w2 = _inputs(d, tokens, seed)
-    h = (x @ (w1 * (sigma / np.sqrt(d)))).astype(np.float32)  # float32, as a model computes it (and the fast kernels)
-    y = np.asarray(act.fn(h))
+    gated = variants.is_gated(activation)
+    act = get(variants.gate_activation(activation))
+    x, w1, w2, wv = _inputs(d, tokens, seed)
+    width = variants.hidden_width(d, gated)
+    scale = sigma / np.sqrt(d)
+    h = (x @ (w1[:, :width] * scale)).astype(np.float32)  # float32, as a model computes it (and the fast kernels)
+    a = np.asarray(act.fn(h))
     dy = np.asarray(act.grad(h))
-    out = y @ w2
-    return {"h": h, "y": y, "out": out, **unit_stats(h, y, dy), "linearity": linearity(h, y), "sigma": sigma, "d": d}
+    y = a * (x @ (wv[:, :width] * scale)).astype(np.float32) if gated else a
+    out = y @ w2[:width]
+    return {"h": h, "y": y, "out": out, **unit_stats(h, a, dy), "linearity": linearity(h, a), "sigma": sigma, "d": d, "gated": gated,
+            "y_neg": float(np.mean(y < 0)), "y_min": float(y.min()), "y_max": float(y.max())}

@@ -18,13 +18,13 @@ from ..results import latest
 from ..results.printing import fixed, pct
 from . import ffn as block
 from . import runs as R
-from . import train_job
+from . import train_job, variants
 from .train_job import resume_command
 
 UNIT_METRICS = ("dead", "near_dead", "const", "pre_std", "pre_mean", "pre_neg")
 RUN_STEPS = (100, 300, 600, 1500)
 RUN_PRESETS = ("quick", "tiny")
-RUN_ACTS = ("gelu", "gelu_tanh", "relu", "sigmoid", "silu")
+RUN_ACTS = ("gelu", "gelu_tanh", "relu", "sigmoid", "silu", "relu2", "geglu", "swiglu")  # the run control's FFN variants
 RUN_FC = {"0.02": 0.02, "unit": "unit"}  # the init-scale choices of the run control
 NONE = "–"  # a number that cannot be given (no such activation in the group)
 
@@ -36,17 +36,35 @@ def pool(store=None) -> tuple[list[dict], dict]:
     return (r.value, r.provenance) if r else ([], {})
 
 
+def _histogram(values, lo: float, hi: float, bins: int = 80) -> tuple:
+    density, edges = np.histogram(values, bins=bins, range=(lo, hi), density=True)
+    return np.round(0.5 * (edges[1:] + edges[:-1]), 5), np.round(density, 5)
+
+
 def live(act: str, sigma: float) -> dict:
-    """The FFN block on Gaussian inputs of std `sigma`: histogram of its pre-activations
-    ("centers", "density"), the activation's curve ("xs", "ys") and the readouts (dead,
-    near-dead and negative shares, linearity, pre-activation std, as shown)."""
+    """The FFN block of variant `act` on Gaussian inputs of std `sigma`: histogram of its
+    pre-activations ("centers", "density"), the (gate's) activation curve ("xs", "ys"),
+    histogram of what enters W2 ("y_centers", "y_density": act(h), or act(xW) ⊙ xV for a gated
+    variant, "gated") and the readouts (dead, near-dead and negative shares, linearity,
+    pre-activation std, the negative share and the range of what enters W2; as shown)."""
     b = block.block(act, sigma)
     lim = max(3.0, 4.5 * sigma)
     xs = np.linspace(-lim, lim, 401)
-    density, edges = np.histogram(b["h"], bins=80, range=(-lim, lim), density=True)
-    return {"centers": np.round(0.5 * (edges[1:] + edges[:-1]), 5), "density": np.round(density, 5), "xs": xs, "ys": activations.get(act).fn(xs),
-            "readouts": [pct(b["dead"]), pct(b["near_dead"]), pct(b["pre_neg"]),
-                         fixed(b["linearity"], 4), fixed(b["pre_std"], 3)]}
+    centers, density = _histogram(b["h"], -lim, lim)
+    span = max(abs(b["y_min"]), abs(b["y_max"]), 1e-6)  # symmetric: a gated product spreads to both sides
+    y_centers, y_density = _histogram(b["y"], -span, span)
+    return {"centers": centers, "density": density, "xs": xs, "ys": activations.get(variants.gate_activation(act)).fn(xs),
+            "y_centers": y_centers, "y_density": y_density, "gated": b["gated"],
+            "readouts": [pct(b["dead"]), pct(b["near_dead"]), pct(b["pre_neg"]), fixed(b["linearity"], 4), fixed(b["pre_std"], 3),
+                         pct(b["y_neg"]), f"[{fixed(b['y_min'], 2)}, {fixed(b['y_max'], 2)}]"]}
+
+
+def param_counts(d: int) -> list[dict]:
+    """Every FFN variant of the page at width d: its hidden width, its FFN's parameters and
+    their ratio to the ungated 4d FFN's (gelu_lab.nn.variants)."""
+    plain = variants.ungated_params(d)
+    return [{"act": a, "hidden": variants.hidden_width(d, variants.is_gated(a)), "params": variants.ffn_params(a, d),
+             "ratio": variants.ffn_params(a, d) / plain} for a in ("gelu", *variants.GATED)]
 
 
 def _groups(runs: list[dict]) -> dict[str, list[dict]]:

@@ -3,15 +3,25 @@
 nanoGPT-shaped: token + position embeddings, n_layer pre-LayerNorm blocks
 
     x = x + Attn(LN(x))
-    x = x + FFN(LN(x)),      FFN(u) = act(u W1 + b1) W2 + b2,   W1: d x 4d
+    x = x + FFN(LN(x))
 
-then a final LayerNorm and a head tied to the token embedding. The activation
-is any name of :mod:`gelu_lab.activations`; training uses PyTorch's native
-kernels for speed (``torch_activation``), with ``precise=True`` swapping in
-:class:`gelu_lab.torch.GELU` (correctly rounded, computed through NumPy, slow).
+then a final LayerNorm and a head tied to the token embedding. The FFN is a
+variant of :mod:`gelu_lab.nn.variants` (``activation`` names it): ungated
+
+    FFN(u) = act(u W1 + b1) W2 + b2,                   W1: d x 4d
+
+for any activation of :mod:`gelu_lab.activations`, or gated
+
+    FFN(u) = (act(u W + b) ⊙ (u V + c)) W2 + b2,       W, V: d x h, h ~ 8d/3
+
+(GLU, bilinear, ReGLU, GEGLU, SwiGLU) with the parameter count of the ungated one.
+W and V are one Linear of width 2h (``c_fc``, W first), as LLaMA-style code fuses
+them. Training uses PyTorch's native kernels for speed (``torch_activation``), with
+``precise=True`` swapping in :class:`gelu_lab.torch.GELU` (correctly rounded,
+computed through NumPy, slow).
 
 Init (nanoGPT): every weight N(0, 0.02), the residual projections
-N(0, 0.02/sqrt(2 n_layer)), biases 0 -- except W1, whose std is
+N(0, 0.02/sqrt(2 n_layer)), biases 0 -- except W1 (gated: W and V), whose std is
 ``fc_init_std``. Because LN(x) has unit-variance components, the FFN
 pre-activations start with std ~= fc_init_std * sqrt(d): 0.02 at d=64 gives
 ~0.16 (the region where GELU and SiLU are almost linear), 1/sqrt(d) gives ~1.
@@ -28,19 +38,20 @@ from torch import nn
 from torch.nn import functional as F
 
 from ..activations import APPROXIMATE, canonical
-from ..torch import GELU, native
+from ..torch import GELU, Registry, NATIVE, native
+from . import variants
 
 
 def torch_activation(name: str, precise: bool = False) -> nn.Module:
     """The nn.Module for a registry name (aliases accepted); ValueError if unknown.
 
-    torch's own kernels (gelu_lab.torch.NATIVE); precise=True gives the GELU
+    torch's own kernels (gelu_lab.torch.NATIVE), else gelu_lab.torch.Registry; precise=True gives the GELU
     forms as gelu_lab.torch.GELU (correctly rounded, computed through NumPy).
     """
     key = canonical(name)
     if precise and key in APPROXIMATE:
         return GELU(APPROXIMATE[key])
-    return native(key)
+    return native(key) if key in NATIVE else Registry(key)  # a registry activation torch has no kernel of: through NumPy
 
 
 @dataclass
@@ -50,7 +61,7 @@ class GPTConfig:
     n_layer: int = 2
     n_head: int = 4
     n_embd: int = 64
-    activation: str = "gelu"
+    activation: str = "gelu"  # an FFN variant (gelu_lab.nn.variants): an activation, or a gated one
     fc_init_std: float | str = 0.02  # std of W1; "unit" = 1/sqrt(n_embd)
     precise: bool = False
 
@@ -80,16 +91,27 @@ class SelfAttention(nn.Module):
 
 
 class FFN(nn.Module):
-    """act(x W1 + b1) W2 + b2 with 4x hidden width; `c_fc` is W1, `c_proj` is W2."""
+    """Ungated act(x W1 + b1) W2 + b2, hidden width 4d; gated (act(x W + b) ⊙ (x V + c)) W2 + b2,
+    hidden width h (variants.hidden_width). `c_fc` is W1, or [W | V]; `c_proj` is W2."""
 
     def __init__(self, cfg: GPTConfig):
         super().__init__()
-        self.c_fc = nn.Linear(cfg.n_embd, 4 * cfg.n_embd)
-        self.act = torch_activation(cfg.activation, cfg.precise)
-        self.c_proj = nn.Linear(4 * cfg.n_embd, cfg.n_embd)
+        self.gated = variants.is_gated(cfg.activation)
+        self.hidden = variants.hidden_width(cfg.n_embd, self.gated)
+        self.c_fc = nn.Linear(cfg.n_embd, (2 if self.gated else 1) * self.hidden)
+        self.act = torch_activation(variants.gate_activation(cfg.activation), cfg.precise)
+        self.c_proj = nn.Linear(self.hidden, cfg.n_embd)
+
+    def pre(self, fc_out):
+        """The pre-activations (what act sees) in the output of c_fc: for a gated FFN its first half, x W + b."""
+        return fc_out[..., : self.hidden]
 
     def forward(self, x):
-        return self.c_proj(self.act(self.c_fc(x)))
+        u = self.c_fc(x)
+        if self.gated:
+            gate, value = u.split(self.hidden, dim=-1)
+            return self.c_proj(self.act(gate) * value)
+        return self.c_proj(self.act(u))
 
 
 class Block(nn.Module):

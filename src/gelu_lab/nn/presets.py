@@ -11,5 +11,7 @@ PRESETS = {
     # the FFN experiment that decides (gelu_lab.nn.experiment): learns words, val < 1.8 nats/char
     "decide": dict(n_layer=4, n_embd=128, n_head=4, block_size=128, batch_size=16, steps=1000, lr=4e-3, eval_interval=100),
     "standard": dict(n_layer=4, n_embd=128, n_head=4, block_size=128, batch_size=32, steps=1800, lr=1e-3, eval_interval=100),
+    # nanoGPT's Shakespeare-character size (config/train_shakespeare_char.py, without dropout): bench/ffn_gpu.py on a GPU
+    "shakespeare": dict(n_layer=6, n_embd=384, n_head=6, block_size=256, batch_size=64, steps=5000, lr=1e-3, eval_interval=250),
     "full": dict(n_layer=6, n_embd=256, n_head=8, block_size=256, batch_size=64, steps=5000, lr=6e-4, eval_interval=250),
 }

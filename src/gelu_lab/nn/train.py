@@ -6,7 +6,9 @@
 
 Only the activation differs between runs with the same seed: the initial
 weights come from ``torch.manual_seed(seed)`` (activations have no
-parameters) and batch `step` depends only on (seed, step).
+parameters) and batch `step` depends only on (seed, step). A gated FFN
+(:mod:`gelu_lab.nn.variants`) has other shapes, so its weights are other
+draws; it still sees the same batches as every run of its seed.
 
 Every ``eval_interval`` steps the run logs (store kind "train", one metric per
 name and step): train loss (mean over the interval), val loss (``eval_iters``
@@ -15,6 +17,7 @@ fixed val batches, the same for every run), lr, and per FFN layer ``L{i}.``
 - ``near_dead``  share whose |act'(pre)| < 0.01 on every token (almost no gradient flows)
 - ``const``      share whose output std over tokens < 1 % of the layer's mean unit std
 - ``pre_mean``, ``pre_std``, ``pre_neg``   the pre-activations x W1 + b1 (all units, tokens)
+(gated FFN: these are of the gate's pre-activations x W + b, the ones act sees)
 - ``grad``, ``grad_fc``   gradient norm of the whole block and of W1 (before clipping)
 At the end: the loss on every non-overlapping val window ("val_loss_full"),
 wall time and tokens/s, as result "final".
@@ -46,12 +49,12 @@ from pathlib import Path
 import torch
 from torch.nn import functional as F
 
-from ..activations import canonical
 from ..results.files import CorruptFile, atomic_write, read_checked, write_checked
 from .data import CharData
 from .ffn import unit_stats
 from .model import GPT, GPTConfig
 from .presets import PRESETS
+from .variants import canonical
 
 
 @dataclass
@@ -161,7 +164,7 @@ def make_optimizer(model: GPT, cfg: TrainConfig) -> torch.optim.Optimizer:
 def ffn_stats(model: GPT, x: torch.Tensor) -> dict:
     """Per FFN layer: dead / near-dead / constant unit shares and pre-activation moments on batch x."""
     pres = []
-    hooks = [b.ffn.c_fc.register_forward_hook(lambda m, i, o: pres.append(o.detach())) for b in model.blocks]
+    hooks = [b.ffn.c_fc.register_forward_hook(lambda m, i, o, f=b.ffn: pres.append(f.pre(o).detach())) for b in model.blocks]
     try:
         model(x)
     finally:

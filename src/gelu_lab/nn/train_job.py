@@ -42,8 +42,8 @@ def command(activation: str, preset: str, steps: int, fc_init_std) -> str:
 
 def start(store_path, activation: str, seed: int, steps: int, fc_init_std, preset: str = "quick", eval_interval: int = 50) -> dict:
     """Start a training run in the background; jobs.AlreadyRunning while one runs, ValueError for a bad preset."""
-    from ..activations import canonical
     from .presets import PRESETS
+    from .variants import canonical
 
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r}")

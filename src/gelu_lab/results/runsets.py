@@ -133,6 +133,27 @@ def pairs(rows: list[dict], ref: str = "gelu") -> list[dict]:
 
 # --- the experiment that decides (gelu_lab.nn.experiment) --------------------------
 
+
+def _loss_key(losses: dict):
+    """Sort key of a rate by its loss: a diverged run (nan, inf, None) is worse than any finite one."""
+    return lambda lr: losses[lr] if isinstance(losses[lr], (int, float)) and math.isfinite(losses[lr]) else math.inf
+
+
+def bracket(losses: dict) -> dict:
+    """A learning-rate sweep {rate: final val loss} judged: "chosen", the rate with the lowest
+    loss (a diverged run counts as the worst); "below" and "above", its neighbours on the
+    grid (None at an edge); "bracketed": it has a neighbour on both sides and both are
+    worse, so the optimum of this grid lies between them and no rate beyond could win
+    without the loss curve turning twice."""
+    rates = sorted(losses)
+    key = _loss_key(losses)
+    chosen = min(rates, key=key)
+    i = rates.index(chosen)
+    below = rates[i - 1] if i > 0 else None
+    above = rates[i + 1] if i + 1 < len(rates) else None
+    worse = all(n is not None and key(n) > key(chosen) for n in (below, above))
+    return {"chosen": chosen, "below": below, "above": above, "bracketed": worse}
+
 _NOT_CELL = _NOT_GROUP | {"lr"}  # a cell: one width and init, each activation at its own rate
 _NOT_FAMILY = _NOT_CELL | {"n_embd", "fc_init_std"}  # a family: the cells of one experiment
 
@@ -146,11 +167,11 @@ def experiments(runs: list[dict], ref: str = "gelu") -> list[dict]:
     differ in width and init scale, in one of which (the sweep cell) seed 0 of some
     activations was trained at several rates.
 
-    Each activation's rate is the swept one with the lowest final val loss (an activation
-    not swept: the rate most of its runs in the family use); a cell compares the
-    activations at their rates seed by seed (:func:`pairs`: `ref` minus each other).
+    Each activation's rate is the swept one with the lowest final val loss (:func:`bracket`;
+    an activation not swept: the rate most of its runs in the family use); a cell compares
+    the activations at their rates seed by seed (:func:`pairs`: `ref` minus each other).
 
-    [{"label", "lr": {act: rate}, "sweep": {act: {rate: final val loss}}, "steps", "runs" (all of them),
+    [{"label", "lr": {act: rate}, "sweep": {act: {rate: final val loss}}, "bracket": {act: bracket(its sweep)}, "steps", "runs" (all of them),
       "cells": [{"key", "width", "fc", "label", "runs" (at the chosen rates), "rows", "paired", "main"}]}]
     """
     out = []
@@ -175,7 +196,8 @@ def experiments(runs: list[dict], ref: str = "gelu") -> list[dict]:
         if not sweeps:
             continue
         main = max(sweeps, key=lambda k: (len(sweeps[k]), len(cells[k])))
-        lr = {a: min(v, key=v.get) for a, v in sweeps[main].items()}
+        brackets = {a: bracket(v) for a, v in sweeps[main].items()}
+        lr = {a: b["chosen"] for a, b in brackets.items()}
         for run in members:  # the activations not swept: their most used rate
             a = run["config"]["activation"]
             if a not in lr:
@@ -194,6 +216,6 @@ def experiments(runs: list[dict], ref: str = "gelu") -> list[dict]:
         main_fc = cells[main][0]["config"].get("fc_init_std")
         fam_cells.sort(key=lambda c: (not c["main"], c["fc"] != main_fc, -c["width"]))  # the main cell, then its init, widest first
         c0 = members[0]["config"]
-        out.append({"label": f"{c0.get('preset')} L{c0.get('n_layer')} steps {c0.get('steps')}", "lr": lr, "sweep": sweeps[main],
+        out.append({"label": f"{c0.get('preset')} L{c0.get('n_layer')} steps {c0.get('steps')}", "lr": lr, "sweep": sweeps[main], "bracket": brackets,
                     "steps": int(c0.get("steps", 0)), "cells": fam_cells, "n_runs": len(members), "runs": members})
     return sorted(out, key=lambda e: -e["n_runs"])

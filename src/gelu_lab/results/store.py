@@ -287,12 +287,16 @@ class Store:
                     raise
 
     def start_run(self, kind: str, key: str, config: dict, command: str | None = None) -> int:
-        """A new run in state 'running', owned by this process; returns its id."""
+        """A new run in state 'running', owned by this process; returns its id. Its provenance
+        carries a random "run" id: the run stays itself when stores merge (gelu_lab.results.merge)."""
+        import uuid
+
         t = now()
+        prov = {**provenance(command), "run": uuid.uuid4().hex}
         with self._writing():
             cur = self.db.execute(
                 "INSERT INTO runs(kind, key, config, provenance, created, updated, owner) VALUES (?,?,?,?,?,?,?)",
-                (kind, key, json.dumps(config, sort_keys=True), json.dumps(provenance(command)), t, t, json.dumps(owner.me())),
+                (kind, key, json.dumps(config, sort_keys=True), json.dumps(prov), t, t, json.dumps(owner.me())),
             )
         return int(cur.lastrowid)
 
@@ -338,6 +342,26 @@ class Store:
             q, args = q + " AND status=?", args + ["running" if status == "interrupted" else status]
         out = [self._run(r) for r in self.db.execute(q + " ORDER BY id", args)]
         return [r for r in out if r["status"] == status] if status in ("running", "interrupted") else out
+
+    def add_runs(self, runs: list[dict]) -> list[int]:
+        """Copy finished runs in, all in one transaction (gelu_lab.results.merge): each a dict with
+        kind, key, config, status, provenance, created, updated and optionally "metrics"
+        {name: [[step, value], ...]} and "results" {name: value}. Their new ids."""
+        from .printing import _plain
+
+        ids = []
+        with self._writing():
+            for r in runs:
+                cur = self.db.execute(
+                    "INSERT INTO runs(kind, key, config, status, provenance, created, updated) VALUES (?,?,?,?,?,?,?)",
+                    (r["kind"], r["key"], json.dumps(r["config"], sort_keys=True), r["status"], json.dumps(r["provenance"]), r["created"], r["updated"]))
+                rid = int(cur.lastrowid)
+                self.db.executemany("INSERT INTO metrics(run_id, step, name, value) VALUES (?,?,?,?)",
+                                    [(rid, int(st), n, v) for n, pts in r.get("metrics", {}).items() for st, v in pts])
+                self.db.executemany("INSERT INTO results(run_id, name, value) VALUES (?,?,?)",
+                                    [(rid, n, json.dumps(_plain(v))) for n, v in r.get("results", {}).items()])
+                ids.append(rid)
+        return ids
 
     def delete_run(self, run_id: int):
         with self._writing():

@@ -1,5 +1,5 @@
-"""Transformer FFN: the block live and the experiment that decides first; the training runs per
-activation, with the hidden-unit statistics, gradient norms, provenance and a run control folded
+"""Transformer FFN: the block live (ungated or gated, pages.ffn_block) and the experiment that
+decides first, beside Shazeer 2020 (pages.ffn_paper); the training runs per FFN variant, with the hidden-unit statistics, gradient norms, provenance and a run control folded
 behind "more detail" (components.more).
 
 The numbers come from :mod:`gelu_lab.nn.ffn_view`: the runs of the reader's runs store
@@ -19,34 +19,24 @@ from dash import Input, Output, State, callback, html, no_update
 from ... import activations
 from ...figures import ffn as figs
 from ...nn import ffn_view as data
-from ...nn import train_job
+from ...nn import train_job, variants
 from ...results.store import default_path
 from .. import content, job_box
+from . import ffn_block, ffn_paper
 from . import ffn_decision as decision
-from ..components import dropdown, graph, md, message, more, prose, readout, readouts, section, slider, values_table
-from ..state import Param, inputs
+from ..components import dropdown, graph, md, more, prose, section, values_table
 
-ACT = Param("act", "gelu", choices=tuple(activations.names()))
-SIGMA = Param("sigma", 0.16, 0.05, 3.0, 0.01)
+ACT, SIGMA = ffn_block.ACT, ffn_block.SIGMA
 LIVE = True  # the layout shows the training job's progress and the runs store: the shell renders it anew for every load
 PARAMS = [ACT, SIGMA]
 RUN = job_box.register(job_box.Job("ffn-run", train_job.KIND, data.start_run, "ffn", "run.idle", status=train_job.status, describe=job_box.training_what,
                                    command=data.run_command))
 RUN_DEFAULT = {"act": "gelu", "fc": "0.02", "preset": "quick", "steps": 600}
-READOUTS = ("dead", "near", "neg", "lin", "std")
 FIGS = ("loss", "gap", "units", "grad")
 
 
 def _names(lang):
-    return {n: content.label(n, lang) for n in activations.names()}
-
-
-def live(act, sigma, lang, t):
-    """(figure, readout texts) of the block with activation `act` on inputs of std `sigma`."""
-    d = data.live(act, sigma)
-    labels = {"title": t["fig.block.title"], "hist": t["fig.hist"], "act": content.label(act, lang), "x": t["fig.pre"],
-              "density": t["fig.density"], "y": t["fig.act_y"]}
-    return figs.block_figure(d["centers"], d["density"], d["xs"], d["ys"], labels, color=figs.COLORS.get(act, figs.NEUTRAL)), d["readouts"]
+    return {n: content.label(n, lang) for n in (*activations.names(every=True), *variants.GATED)}
 
 
 def group_label(c: dict, t) -> str:
@@ -125,7 +115,6 @@ def unfinished(lang, t):
 
 def layout(state, lang):
     t = content.text(lang, "ffn")
-    bfig, bvals = live(state["act"], state["sigma"], lang, t)
     pool = data.pool()
     runs = pool[0]
     opts = group_options(runs, t)
@@ -133,8 +122,8 @@ def layout(state, lang):
     res = results(group, lang, t, pool=pool) if group else None
     if res is None:  # no results anywhere: the same components, empty, so the callbacks keep their targets
         res = {**{k: go.Figure() for k in FIGS}, "table": "", "verdict": t["results.none"], "prov": "", "explain": ""}
-    head, tail = decision.block(runs, lang, t)
-    acts = [{"label": content.label(n, lang), "value": n} for n in activations.names()]
+    d = data.decision(runs)
+    head, tail = decision.block(d, lang, t)
     run_controls = [
         dropdown("ffn-run-act", t["label.run_act"], [{"label": content.label(n, lang), "value": n} for n in data.RUN_ACTS], RUN_DEFAULT["act"]),
         dropdown("ffn-run-fc", t["label.run_fc"], [{"label": "0.02", "value": "0.02"}, {"label": t["fc.unit"], "value": "unit"}], RUN_DEFAULT["fc"]),
@@ -144,15 +133,7 @@ def layout(state, lang):
     return html.Div([
         html.H1(t["title"]),
         md(t["intro"]),
-        section(
-            html.H2(t["block.h"]), md(t["block.text"]),
-            html.Div([dropdown("ffn-act", t["label.act"], acts, state["act"]),
-                      slider("ffn-sigma", SIGMA, state["sigma"], t["label.sigma"], marks={v: f"{v:g}" for v in (0.05, 0.5, 1, 2, 3)})],
-                     className="controls"),
-            message("ffn-msg"),
-            readouts(*(readout(f"ffn-r-{k}", t[f"read.{k}"], v) for k, v in zip(READOUTS, bvals))),
-            graph("ffn-block", bfig),
-            md(t["block.after"])),
+        section(*ffn_block.section_children(state, lang, t, d["c"]["n_embd"] if d else 64)),
         section(
             html.H2(t["results.h"]), *head,
             html.H3(t["curves.h"]), md(t["results.text"]),
@@ -166,6 +147,7 @@ def layout(state, lang):
             html.P(res["verdict"], id="ffn-verdict", className="verdict"),
             html.H3(t["depends.h"]), md(res["explain"], id="ffn-explain"),
             *tail,
+            *ffn_paper.block(d, lang, t, pool[1]),
             more(t["prov.h"], html.Div(res["prov"], id="ffn-prov"), id="ffn-more-prov"),
             id="ffn-results"),
         section(more(
@@ -174,23 +156,6 @@ def layout(state, lang):
             html.Div(unfinished(lang, t), id="ffn-unfinished"),
             id="ffn-more-run", open=job_box.running(RUN.name))),  # a running job stays in view
     ])
-
-
-@callback(
-    Output("ffn-block", "figure"),
-    *(Output(f"ffn-r-{k}", "children") for k in READOUTS),
-    Output("ffn-msg", "children"),
-    Input("ffn-act", "value"),
-    Input("ffn-sigma", "value"),
-    State("lang", "data"),
-    prevent_initial_call=True,
-)
-def _live(act, sigma, lang):
-    vals, msg = inputs([(ACT, act), (SIGMA, sigma)], lang)
-    if vals is None:
-        return (no_update,) * 6 + (msg,)
-    fig, r = live(*vals, lang, content.text(lang, "ffn"))
-    return (fig, *r, msg)
 
 
 @callback(

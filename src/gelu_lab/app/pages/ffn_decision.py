@@ -63,13 +63,14 @@ def pairs_table(d: dict, t: dict, lang: str):
 
 
 def lr_block(d: dict, t: dict, lang: str) -> list:
+    """Each swept variant's rates with its chosen one, and whether every choice is bracketed
+    (results.runsets.bracket: a worse rate on both sides)."""
     name = _names(lang)
     rates = sorted({r for v in d["sweep"].values() for r in v})
-    edge = [a for a, r in d["lr"].items() if a in d["sweep"] and r in (rates[0], rates[-1])]
     chosen = content.join((f"{name(a)} {r:g}" for a, r in d["lr"].items()), lang)
     text = content.fill(t["lr.text"], rates=content.join((f"{r:g}" for r in rates), lang), chosen=chosen)
-    if edge:
-        text += " " + content.fill(t["lr.edge"], acts=content.join((name(a) for a in edge), lang))
+    edge = [a for a, b in d["exp"]["bracket"].items() if not b["bracketed"]]
+    text += " " + (content.fill(t["lr.edge"], acts=content.join((name(a) for a in edge), lang)) if edge else t["lr.bracketed"])
     fig = figs.lr_figure(d["sweep"], d["lr"], {a: name(a) for a in d["sweep"]},
                          {"title": t["fig.lr.title"], "x": t["fig.lr.x"], "y": t["fig.lr.y"], "chosen": t["fig.lr.chosen"]})
     return [html.H3(t["lr.h"]), md(text, id="ffn-lr-text"), graph("ffn-lr", fig)]
@@ -91,10 +92,10 @@ def trend_block(d: dict, t: dict, lang: str) -> list:
     return [html.H3(t["trend.h"]), md(text, id="ffn-trend-text"), graph("ffn-trend", fig)]
 
 
-def block(runs: list[dict], lang: str, t: dict) -> tuple[list, list]:
-    """(what opens the training section, what follows its curves): the verdict and the table of
-    pairs; the learning-rate sweep and the scale trend. ([note], []) without the experiment."""
-    d = data.decision(runs)
+def block(d: dict | None, lang: str, t: dict) -> tuple[list, list]:
+    """(what opens the training section, what follows its curves) for `d`, nn.ffn_view.decision of
+    the runs: the verdict and the table of pairs; the learning-rate sweep and the scale trend.
+    ([note], []) without the experiment."""
     if d is None:
         return [html.P(t["decide.none"], id="ffn-decision", className="verdict")], []
     head = [html.H3(t["decide.h"]), md(setup(d, t)), html.Div(md(verdict(d, t, lang)), id="ffn-decision", className="verdict"), pairs_table(d, t, lang)]

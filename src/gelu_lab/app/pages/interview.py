@@ -43,6 +43,20 @@ def _said(qid: str) -> dict:
     return {s.key: s.stated if s.stated is not None else iv.show(v[s.key], s.fmt) for s in q.quantities if s.stated is not None or s.key in v}
 
 
+def _ours(qid: str, t: dict, lang: str) -> dict:
+    """The gated question's sentence about our experiment: each gated variant minus GELU with its 95 %
+    interval and what the interval says, or that the result set has no gated runs yet."""
+    if qid != "gated":
+        return {}
+    v, said = iv.values(qid), _said(qid)
+    parts = [content.fill(t["gated.ours.gap"], act=content.label(a, lang), mean=said[f"ours_{a}"], lo=said[f"ours_{a}_lo"],
+                          hi=said[f"ours_{a}_hi"], verdict=t[f"gated.verdict.{v[f'ours_{a}_verdict']}"])
+             for a in iv.GATED_OURS if v[f"ours_{a}_verdict"] != "none"]
+    if not parts:
+        return {"ours": t["gated.ours.none"]}
+    return {"ours": content.fill(t["gated.ours"], n=said["ours_n"], gaps=content.join(parts, lang))}
+
+
 @functools.cache
 def _figures(lang):
     t = _t(lang)
@@ -82,7 +96,7 @@ def result_table(rows: list[dict], t: dict) -> html.Div:
 def _question(i: int, qid: str, t: dict, lang: str, quiz: bool):
     q = iv.QUESTIONS[qid]
     key = {"q": qid}
-    answer = [md(content.fill(t[f"a.{qid}"], n=f"{iv.DROPOUT_N:,}", **_said(qid)))]
+    answer = [md(content.fill(t[f"a.{qid}"], n=f"{iv.DROPOUT_N:,}", **_said(qid), **_ours(qid, t, lang)))]
     if q.figure:
         answer.append(graph(f"interview-fig-{q.figure}", _figures(lang)[q.figure]))
     if q.quantities:

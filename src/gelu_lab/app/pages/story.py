@@ -9,12 +9,13 @@ from __future__ import annotations
 from dash import dcc, html
 
 from ... import activations, numerics
-from ...analysis import claims, theory
+from ...analysis import claims, glu_paper, theory
 from ...analysis.errors import error_functions, max_abs_error
 from ...figures import curves
 from ...figures import ffn as ffn_figs
 from ...floats import FORMATS, ulp_of
 from ...nn import ffn_view, probe_view
+from ...nn.presets import PRESETS
 from ...results.printing import pct
 from .. import content, registry, swap_view
 from ..components import graph, md, section, sig
@@ -35,7 +36,7 @@ STEPS = [
 ]
 # popular claims about GELU; the story lists those the Misconceptions page finds false or not settled
 FOLKLORE = ("monotonic", "random", "quick_gelu_is_silu", "torch_default_tanh", "tanh_much_faster", "relu_half_dead", "gelu_lower_loss",
-            "t5_gelu", "llama_gelu", "inputs_standard_normal", "smooth_deep")
+            "relu2_better", "t5_gelu", "llama_gelu", "inputs_standard_normal", "smooth_deep")
 
 
 def signed(v) -> str:
@@ -81,12 +82,38 @@ def _ffn(lang: str, t: dict, d: dict | None) -> dict:
     }
 
 
+def _gap(p: dict | None) -> str:
+    """A paired gap to GELU as step 7 says it: mean [lo, hi] (or the mean alone with one seed)."""
+    if p is None:
+        return ""
+    return signed(p["mean"]) + ("" if p["verdict"] == "unknown" else f" [{signed(p['lo'])}, {signed(p['hi'])}]")
+
+
+def after(lang: str, t: dict, d: dict | None) -> dict:
+    """Step 7's gated FFN in numbers: the parameter match at the experiment's width and our gated
+    variants against GELU (analysis.glu_paper), beside the paper's (its Table 1)."""
+    width = d["c"]["n_embd"] if d else PRESETS["decide"]["n_embd"]  # no experiment: the width it would have
+    counts = {r["act"]: r for r in ffn_view.param_counts(width)}
+    lp, steps = glu_paper.PAPER["log_ppl"], glu_paper.PAPER["steps"]
+    out = {"d": str(width), "plain_hidden": str(counts["gelu"]["hidden"]), "gated_hidden": str(counts["swiglu"]["hidden"]),
+           "plain_params": sig(counts["gelu"]["params"]), "gated_params": sig(counts["swiglu"]["params"]),
+           "p_gelu": f"{lp['gelu'][0]:.3f}", "p_geglu": f"{lp['geglu'][0]:.3f}", "p_swiglu": f"{lp['swiglu'][0]:.3f}", "p_steps": f"{steps[0]:,}"}
+    s = glu_paper.side_by_side(d["main"]) if d else None
+    gated = [a for a in ("swiglu", "geglu") if s and a in s["ours"] and s["ours"][a]["gap"]]
+    if not gated:
+        return {**out, "ours_gated": t["after.none"]}
+    said = content.join((content.fill(t["after.gap"], act=content.label(a, lang), gap=_gap(s["ours"][a]["gap"]),
+                                      verdict=t[f"small.{s['ours'][a]['gap']['verdict']}"]) for a in gated), lang)
+    return {**out, "ours_gated": content.fill(t["after.ours"], gaps=said, n=str(min(s["ours"][a]["gap"]["n"] for a in gated)))}
+
+
 def numbers(lang: str, t: dict, decision: dict | None = None) -> dict:
     """Every value the story quotes, as it shows them (`decision`: ffn_view.decision of the
     runs pool, read here when not given)."""
     k = theory.key_points()
     phi = theory.gate_table([1.0, -1.0])
     tanh_err, tanh_at = max_abs_error(*error_functions("gelu_tanh"), -4.0, 4.0)
+    d = decision if decision is not None else _decision()
     return {
         "phi1": pct(phi["Phi"][0]), "phim1": pct(phi["Phi"][1]),
         "slope0": sig(k["grad_at_0"], 1), "min_x": sig(k["grad_root"]), "min": sig(k["gelu_min"]),
@@ -94,7 +121,7 @@ def numbers(lang: str, t: dict, decision: dict | None = None) -> dict:
         "tanh_err": sig(tanh_err, 2), "tanh_at": sig(tanh_at, 3),
         # the float16 spacing at GELU's value there, as analysis.forms measures an error in steps
         "f16_half": sig(float(ulp_of(numerics.gelu_exact(tanh_at), FORMATS["float16"])) / 2, 2),
-        **_ffn(lang, t, decision if decision is not None else _decision()), **swap_view.quoted(probe_view.stored()["result"]),
+        **_ffn(lang, t, d), **after(lang, t, d), **swap_view.quoted(probe_view.stored()["result"]),
     }
 
 
