@@ -55,6 +55,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=1 << 24)
     p.add_argument("--repeats", type=int, default=7)
+    p.add_argument("--out", help="write the result here instead of bench/results/native_split.json (a test's short run)")
     a = p.parse_args(argv)
     if a.n < 1 or a.repeats < 1:
         p.error("--n and --repeats must be positive")
@@ -63,7 +64,7 @@ def main(argv=None) -> int:
         lib = ctypes.CDLL(str(build(pathlib.Path(d), flags)))
         print(f"# {provenance()['processor']}; ISA: {cpu_isa() or '-'}; built with {' '.join(flags)}", flush=True)
         lib.native_split.argtypes = [ctypes.c_ulonglong, ctypes.c_int]
-        with record.recording("native_split", fd_level=True, flags=" ".join(flags)):  # the C code prints the table
+        with record.recording("native_split", fd_level=True, path=a.out and pathlib.Path(a.out), flags=" ".join(flags)):  # the C code prints the table
             rc = lib.native_split(a.n, a.repeats)
             if rc:
                 raise SystemExit(rc)

@@ -38,8 +38,8 @@ def test_a_changed_figure_shows_in_the_rendered_files(monkeypatch, tmp_path):
 
 def test_every_bench_script_writes_its_result_file():
     """Each script records through bench/record.py (or writes its own JSON with provenance:
-    gpu_check, gpu_main_pass; ship_* write the package data)."""
-    own = {"gpu_check.py", "gpu_main_pass.py", "ship_measured.py", "ship_frameworks.py", "exhaustive_float32.sh"}
+    gpu_check, gpu_main_pass, ffn_gpu; ship_* write the package data)."""
+    own = {"gpu_check.py", "gpu_main_pass.py", "ffn_gpu.py", "ship_measured.py", "ship_frameworks.py", "exhaustive_float32.sh"}
     for script in sorted((ROOT / "bench").iterdir()):
         if script.suffix not in (".py", ".sh") or script.name in render.HELPERS:
             continue

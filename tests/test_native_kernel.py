@@ -12,6 +12,7 @@ A variant this CPU cannot run is not collected, and the run's summary names it.
 from __future__ import annotations
 
 import importlib.util
+import json
 import pathlib
 import subprocess
 import sys
@@ -404,15 +405,17 @@ def test_zen1_estimate_reads_the_loops_that_run(monkeypatch, tmp_path):
     assert set(nb) == {"grad"} and all(any("vdivpd" in i for i in body) and not any("zmm" in i for i in body) for (body,) in nb.values())
 
 
-def test_native_split_lists_every_variant_and_its_bands_add_up():
+def test_native_split_lists_every_variant_and_its_bands_add_up(tmp_path):
     """bench/native_split.py builds and runs on this machine: a row per native variant and
     function; the listed inputs by band add up to the listed share; the main pass is part of
     the whole; "scalar" and "scalar-libm" (fma as an instruction or as libm's correctly rounded
     call) list and leave undecided exactly the same inputs."""
     root = pathlib.Path(__file__).resolve().parents[1]
-    done = subprocess.run([sys.executable, str(root / "bench" / "native_split.py"), "--n", str(1 << 18), "--repeats", "1"],
+    done = subprocess.run([sys.executable, str(root / "bench" / "native_split.py"), "--n", str(1 << 18), "--repeats", "1",
+                           "--out", str(tmp_path / "native_split.json")],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads((tmp_path / "native_split.json").read_text())["name"] == "native_split"  # not bench/results: a short run is no figure
     rows = {}
     for line in done.stdout.splitlines():
         if line.startswith("#") or line.startswith("variant"):

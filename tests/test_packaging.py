@@ -123,7 +123,7 @@ def test_without_extras_a_command_names_its_extra_and_doctor_runs(venv):
     cli = str(py.parent / "gelu-lab")
     serve = subprocess.run([cli, "serve"], capture_output=True, text=True, env=env)
     assert serve.returncode == 2
-    assert serve.stderr.splitlines() == ["gelu-lab: error: gelu-lab serve needs waitress, which is not installed: pip install 'gelu-lab[app]'"]
+    assert serve.stderr.splitlines() == ["gelu-lab: error: gelu-lab serve needs dash, which is not installed: pip install 'gelu-lab[app]'"]
     doctor = subprocess.run([cli, "doctor"], capture_output=True, text=True, env=env)
     assert doctor.returncode == 0, doctor.stderr
     assert f"kernel            {kernels.variant()}: " in doctor.stdout

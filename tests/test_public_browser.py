@@ -45,8 +45,9 @@ def server(data):
 
 
 def server_trouble(server) -> list[str]:
-    """What went wrong on the server: a 5xx, or any line that is not an access-log line."""
-    bad = [ln for ln in server.stderr().splitlines() if ln.strip() and not ln.startswith("{")]
+    """What went wrong on the server: a 5xx, or any line that is not an access-log line (but
+    waitress's "Task queue depth is N": requests waiting for a thread on a loaded machine)."""
+    bad = [ln for ln in server.stderr().splitlines() if ln.strip() and not ln.startswith(("{", "Task queue depth is "))]
     return bad + [json.dumps(ln) for ln in server.log_lines() if ln["status"] >= 500]
 
 
