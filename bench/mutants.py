@@ -76,8 +76,8 @@ MUTANTS = [
     # --- float32 numerics: the shared reference, the shared rounding test, a kernel's own bound
     Mutant("reference-sqrt-half", "src/gelu_lab/reference.py", "u = a * 0.7071067811865476", "u = a * 0.7071067811865",
            FLOAT32_TESTS, "the reference's 1/sqrt2 cut to 13 digits: both sides of the exhaustive comparison settle with it"),
-    Mutant("settle-at-8-digits", "src/gelu_lab/reference.py", "    with mpmath.workdps(40):\n        for i, xi in enumerate(",
-           "    with mpmath.workdps(8):\n        for i, xi in enumerate(", FLOAT32_TESTS,
+    Mutant("settle-at-8-digits", "src/gelu_lab/reference.py", "    with mp_context(40) as c:",
+           "    with mp_context(8) as c:", FLOAT32_TESTS,
            "the reference's last resort, mpmath, at 8 digits: what it settles every kernel leaves undecided, so the sides agree"),
     Mutant("tiny-ties-down", "src/gelu_lab/rounding.py", "out[i] = max(lo32, hi32) if undecided and tiny",
            "out[i] = min(lo32, hi32) if undecided and tiny", FLOAT32_TESTS, "near 0 the tie at x/2 rounds down"),

@@ -80,6 +80,38 @@ def test_float32_near_midpoints_are_settled(name):
     assert np.array_equal(bits(FUNCS[name](hard[packed])), bits(want[packed]))
 
 
+@pytest.mark.parametrize("name", ["gelu", "gelu_grad"])
+def test_hard_cases_stay_correct_while_another_thread_moves_mpmath(name):
+    """mpmath.mp is one context per process: a thread that sets its precision (as
+    mpmath.workdps does on entry and exit; the app's server answers in several threads)
+    must not change what the reference settles in this one."""
+    import threading
+
+    import mpmath
+
+    from gelu_lab.floats import FORMATS
+    from gelu_lab.reference import settle
+
+    x = np.random.default_rng(11).uniform(-9, 5, 40).astype(np.float32)
+    want = np.array([correct(name, v, np.float32) for v in x], dtype=np.float32)
+    x, want = np.resize(x, 3000), np.resize(want, 3000)  # long enough to be interrupted many times
+    found, stop = mpmath.mp.prec, threading.Event()
+
+    def meddle():
+        while not stop.is_set():
+            mpmath.mp.prec = 12
+
+    other = threading.Thread(target=meddle)
+    other.start()
+    try:
+        got = settle(name, x, FORMATS["float32"]).astype(np.float32)
+    finally:
+        stop.set()
+        other.join()
+        mpmath.mp.prec = found
+    assert np.array_equal(bits(got), bits(want))
+
+
 @pytest.mark.parametrize("n", [1, 7, 8, 8191, 8192, 8193, 3 * 8192 + 5])
 def test_float32_any_length(n):
     """The kernels cut the input into blocks of kernels.BLOCK: lengths around a block's."""

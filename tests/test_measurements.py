@@ -54,3 +54,21 @@ def test_readme_is_for_users():
     assert readme.count("UTC") == 0 and not re.search(r"\b\d{1,2}:\d{2} UTC", readme)
     for section in ("## Two commands", "## The library", "## The app", "## Command line", "## Headline figures", "## Architecture"):
         assert section in readme
+
+
+def test_every_mutant_still_applies_to_the_tree():
+    """bench/mutants.py edits one exact text per mutant: after code moves, each must still occur
+    exactly once in its file, and the tests named to kill it must exist (else the run stops)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        spec = importlib.util.spec_from_file_location("mutants", ROOT / "bench" / "mutants.py")
+        mutants = sys.modules[spec.name] = importlib.util.module_from_spec(spec)  # dataclasses look their module up
+        spec.loader.exec_module(mutants)
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    for m in mutants.MUTANTS:
+        path = ROOT / m.path
+        assert path.is_file(), f"{m.id}: {m.path} is gone"
+        assert path.read_text().count(m.old) == 1, f"{m.id}: its text is not in {m.path} exactly once"
+        for t in m.tests:
+            assert (ROOT / t.split("::")[0]).is_file(), f"{m.id}: {t} is gone"

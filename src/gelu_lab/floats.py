@@ -14,6 +14,8 @@ values near a 16-bit midpoint; NumPy's float64->bfloat16 cast does exactly that.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from dataclasses import dataclass
 
 import ml_dtypes
@@ -106,20 +108,46 @@ def round_known(y, rel_err, fmt: Format, up_where=None):
     return rounded, undecided
 
 
+_THREAD = threading.local()
+
+
+@contextlib.contextmanager
+def mp_context(dps: int):
+    """``with mp_context(40) as c:`` -- this thread's own mpmath context at `dps` decimal
+    digits for the block (its functions are its methods: ``c.ncdf``, ``c.mpf``); the
+    precision it had is restored after, so blocks nest as ``mpmath.workdps`` does.
+
+    ``mpmath.mp`` is one context for the whole process, and ``mpmath.workdps`` sets its
+    precision for every thread: a reference computed while another thread enters or leaves
+    ``workdps`` (the app's server answers requests in several threads) would come out at
+    that thread's precision, 53 bits say, and round the hard cases wrongly.
+    """
+    ctx = getattr(_THREAD, "mp", None)
+    if ctx is None:
+        ctx = _THREAD.mp = mpmath.MPContext()
+    saved = ctx.prec
+    ctx.dps = dps
+    try:
+        yield ctx
+    finally:
+        ctx.prec = saved
+
+
 def round_mpf(t, fmt: Format, tie_up: bool = False) -> float:
     """Round an mpmath number to `fmt` (nearest, ties to even) as a Python float.
 
     `tie_up` breaks an *exact* tie toward +inf: for a t computed as a rounded
     stand-in for a value known to lie just above it.
     """
-    if mpmath.isnan(t):
+    c = getattr(t, "context", mpmath.mp)  # t's own precision, whatever another thread set mpmath.mp's to
+    if c.isnan(t):
         return float("nan")
     if t == 0:
         return 0.0
-    _, e = mpmath.frexp(abs(t))  # |t| in [2^(e-1), 2^e)
-    step = mpmath.ldexp(1, max(int(e) - 1, fmt.emin) - fmt.p + 1)
+    _, e = c.frexp(abs(t))  # |t| in [2^(e-1), 2^e)
+    step = c.ldexp(1, max(int(e) - 1, fmt.emin) - fmt.p + 1)
     n = t / step
-    f = mpmath.floor(n)
+    f = c.floor(n)
     frac = n - f
     if frac > 0.5 or (frac == 0.5 and (tie_up or int(f) % 2 == 1)):
         f += 1

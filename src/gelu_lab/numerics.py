@@ -63,11 +63,11 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-import mpmath
 import numpy as np
 from scipy import special
 
 from . import tables64
+from .floats import mp_context
 
 SQRT2 = math.sqrt(2.0)
 INV_SQRT2 = 1.0 / SQRT2
@@ -89,13 +89,13 @@ BOUND_FLOOR = 2.0**-1000
 
 
 def _lo(exact, hi: float) -> float:
-    """Low half of a double-double: exact - hi, rounded to float64."""
-    return float(mpmath.mpf(exact) - mpmath.mpf(hi))
+    """Low half of a double-double: exact - hi (an mpf of its own context), rounded to float64."""
+    return float(exact - hi)
 
 
-with mpmath.workdps(40):
-    INV_SQRT2_LO = _lo(1 / mpmath.sqrt(2), INV_SQRT2)
-    SQRT2_LO = _lo(mpmath.sqrt(2), SQRT2)
+with mp_context(40) as _m:
+    INV_SQRT2_LO = _lo(1 / _m.sqrt(2), INV_SQRT2)
+    SQRT2_LO = _lo(_m.sqrt(2), SQRT2)
 
 
 def two_prod(a, b):
@@ -415,17 +415,17 @@ def grad_root_series(order: int = 26):
     Computed once with mpmath at 50 digits. GELU'' = (2 - x^2) phi; the n-th
     derivative is P_n(x) phi(x) with P_{n+1} = P_n' - x P_n.
     """
-    with mpmath.workdps(50):
-        d1 = lambda t: mpmath.ncdf(t) + t * mpmath.npdf(t)  # noqa: E731
-        x0 = mpmath.findroot(d1, mpmath.mpf("-0.7517915"))
+    with mp_context(50) as m:  # this thread's own: a first call may come from any thread
+        d1 = lambda t: m.ncdf(t) + t * m.npdf(t)  # noqa: E731
+        x0 = m.findroot(d1, m.mpf("-0.7517915"))
         hi = float(x0)
         lo = float(x0 - hi)
-        coeffs = [mpmath.mpf(0)]  # GELU'(x0) = 0
-        poly = [mpmath.mpf(2), mpmath.mpf(0), mpmath.mpf(-1)]  # 2 - x^2, low first
-        fact = mpmath.mpf(1)
+        coeffs = [m.mpf(0)]  # GELU'(x0) = 0
+        poly = [m.mpf(2), m.mpf(0), m.mpf(-1)]  # 2 - x^2, low first
+        fact = m.mpf(1)
         for n in range(1, order + 1):
             fact *= n
-            val = mpmath.polyval(poly[::-1], x0) * mpmath.npdf(x0)
+            val = m.polyval(poly[::-1], x0) * m.npdf(x0)
             coeffs.append(val / fact)
             dpoly = [k * poly[k] for k in range(1, len(poly))] + [0, 0]
             xpoly = [0] + poly

@@ -23,14 +23,13 @@ from typing import Callable
 import math
 import types
 
-import mpmath
 import numba
 import numpy as np
 
 from . import numerics as nm
 from .rounding import round_flag
 from .numerics import TINY
-from .floats import FORMATS, Format, format_of, round_known, round_mpf
+from .floats import FORMATS, Format, format_of, mp_context, round_known, round_mpf
 
 
 
@@ -38,42 +37,42 @@ from .floats import FORMATS, Format, format_of, round_known, round_mpf
 class Reference:
     name: str
     f64: Callable  # float64 evaluation
-    mp: Callable  # mpmath evaluation of the mathematical function
+    mp: Callable  # (mpmath context, t) -> the mathematical function at t, in that context
     rel_err: Callable  # x -> bound on the relative error of f64
     ties_up_near_zero: bool
 
 
-def _mp_tanh_arg(t):
-    return mpmath.sqrt(2 / mpmath.pi) * (t + mpmath.mpf("0.044715") * t**3)
+def _mp_tanh_arg(c, t):
+    return c.sqrt(2 / c.pi) * (t + c.mpf("0.044715") * t**3)
 
 
-def _mp_sig(w):
-    return 1 / (1 + mpmath.exp(-w))
+def _mp_sig(c, w):
+    return 1 / (1 + c.exp(-w))
 
 
 # (1 + tanh z)/2 = sigmoid(2z): the same function, without 1 + tanh cancelling
 # at any working precision for z << 0
-def _mp_tanh_form(t):
-    return t * _mp_sig(2 * _mp_tanh_arg(t))
+def _mp_tanh_form(c, t):
+    return t * _mp_sig(c, 2 * _mp_tanh_arg(c, t))
 
 
-def _mp_tanh_form_grad(t):
-    z = _mp_tanh_arg(t)
-    dz = mpmath.sqrt(2 / mpmath.pi) * (1 + 3 * mpmath.mpf("0.044715") * t**2)
-    s, s_neg = _mp_sig(2 * z), _mp_sig(-2 * z)
+def _mp_tanh_form_grad(c, t):
+    z = _mp_tanh_arg(c, t)
+    dz = c.sqrt(2 / c.pi) * (1 + 3 * c.mpf("0.044715") * t**2)
+    s, s_neg = _mp_sig(c, 2 * z), _mp_sig(c, -2 * z)
     return s + 2 * t * dz * s * s_neg
 
 
 _BETA = "1.702"  # read at the working precision of each evaluation (an mpf made at import would keep the import's)
 
 
-def _mp_sigmoid_form(t):
-    return t / (1 + mpmath.exp(-mpmath.mpf(_BETA) * t))
+def _mp_sigmoid_form(c, t):
+    return t / (1 + c.exp(-c.mpf(_BETA) * t))
 
 
-def _mp_sigmoid_form_grad(t):
-    beta = mpmath.mpf(_BETA)
-    s = 1 / (1 + mpmath.exp(-beta * t))
+def _mp_sigmoid_form_grad(c, t):
+    beta = c.mpf(_BETA)
+    s = 1 / (1 + c.exp(-beta * t))
     return s + beta * t * s * (1 - s)
 
 
@@ -102,11 +101,11 @@ def _sigmoid_bound(x):
 REFERENCES = {
     r.name: r
     for r in [
-        Reference("gelu", nm.gelu_exact, lambda t: t * mpmath.ncdf(t), _const(1e-14), True),
+        Reference("gelu", nm.gelu_exact, lambda c, t: t * c.ncdf(t), _const(1e-14), True),
         Reference(
             "gelu_grad",
             nm.gelu_exact_grad,
-            lambda t: mpmath.ncdf(t) + t * mpmath.npdf(t),
+            lambda c, t: c.ncdf(t) + t * c.npdf(t),
             _const(1e-14),
             False,
         ),
@@ -124,9 +123,9 @@ def settle(name: str, x, fmt: Format) -> np.ndarray:
     """Correctly rounded values at the (few) inputs x by mpmath, as float64."""
     ref = REFERENCES[name]
     out = np.empty(len(x), dtype=np.float64)
-    with mpmath.workdps(40):
+    with mp_context(40) as c:  # this thread's own: mpmath.workdps would set every thread's precision
         for i, xi in enumerate(np.asarray(x, dtype=np.float64)):
-            t = ref.mp(mpmath.mpf(float(xi)))
+            t = ref.mp(c, c.mpf(float(xi)))
             tie_up = ref.ties_up_near_zero and abs(xi) < TINY
             out[i] = round_mpf(t, fmt, tie_up=tie_up)
     return out

@@ -43,13 +43,14 @@ def tables():
     n = np.arange(int(T_LO * GRID), int(T_HI * GRID) + 1)
     t = n / GRID  # exact
     g = np.empty((4, n.size))
-    with mpmath.workdps(34):
-        for i, ti in enumerate(t):
-            tm = mpmath.mpf(ti)
-            pdf, cdf = mpmath.npdf(tm), mpmath.ncdf(tm)
-            for r, v in enumerate((tm * cdf, cdf + tm * pdf)):
-                g[2 * r, i] = float(v)
-                g[2 * r + 1, i] = float(v - g[2 * r, i])
+    m = mpmath.MPContext()  # its own: mpmath.mp's precision is every thread's, and a first call may come from any
+    m.dps = 34
+    for i, ti in enumerate(t):
+        tm = m.mpf(ti)
+        pdf, cdf = m.npdf(tm), m.ncdf(tm)
+        for r, v in enumerate((tm * cdf, cdf + tm * pdf)):
+            g[2 * r, i] = float(v)
+            g[2 * r + 1, i] = float(v - g[2 * r, i])
     pdf = np.exp(-0.5 * t * t) / np.sqrt(2 * np.pi)
     he = [np.ones_like(t), t]
     for k in range(2, ORDER + 2):

@@ -39,9 +39,9 @@ import functools
 import importlib.resources
 import json
 
-import mpmath
 
 from .. import numerics as nm
+from ..floats import mp_context
 
 FORMS = {"none": 0, "tanh": 1, "sigmoid": 2}
 BLOCK, WARPS = 1024, 4  # inputs per program of main32, and its warps
@@ -90,12 +90,12 @@ def _host_tables():
     tt = laid(T.TT_LEN.value, (T.H_AT.value, tight["h"][0] + tight["h"][1]), (T.E_AT.value, tight["exp"][0] + tight["exp"][1]),
               (T.MAPC_AT.value, [tight["map_c"], tight["rel"]]), (T.ROOT_AT.value, root["c"][0] + root["c"][1]),
               (T.RADIUS_AT.value, [root["radius"], data["a_cut"], data["tiny"], data["inv_sqrt_2pi"], *data["x0"]]))
-    with mpmath.workdps(40):
-        qtab = [v for j in range(121) for f in (mpmath.ncdf(-mpmath.mpf(j) / 8), mpmath.npdf(mpmath.mpf(j) / 8)) for v in _split(f)]
-        inv = [v for n in range(1, 33) for v in _split(1 / mpmath.mpf(n))]
-        k = mpmath.sqrt(2 / mpmath.pi)
-        c = mpmath.mpf("0.044715")
-        ddc = [v for f in (2 * k, c, 3 * c, 12 * k * c, mpmath.mpf("1.702"), mpmath.log(2)) for v in _split(f)]
+    with mp_context(40) as m:  # this thread's own (mpmath.workdps would set every thread's precision)
+        qtab = [v for j in range(121) for f in (m.ncdf(-m.mpf(j) / 8), m.npdf(m.mpf(j) / 8)) for v in _split(f)]
+        inv = [v for n in range(1, 33) for v in _split(1 / m.mpf(n))]
+        k = m.sqrt(2 / m.pi)
+        c = m.mpf("0.044715")
+        ddc = [v for f in (2 * k, c, 3 * c, 12 * k * c, m.mpf("1.702"), m.log(2)) for v in _split(f)]
     return main, ebits, tt, qtab, inv, ddc
 
 
