@@ -56,6 +56,7 @@ class Reader(threading.Thread):
         self.lat = {k: [] for k in KINDS}
         self.errors: list[str] = []
         self.refused = 0
+        self.unchanged = {k: 0 for k in KINDS}  # 204: the callback changed nothing
         self.conn = None
 
     def pause(self):
@@ -83,6 +84,7 @@ class Reader(threading.Thread):
         self.lat[kind].append((time.perf_counter() - t0) * 1e3)
         callback = kind in ("callback", "route")
         ok = r.status == 200 or (r.status == 204 and callback)
+        self.unchanged[kind] += r.status == 204
         if ok and r.status == 200 and callback:
             ok = data.startswith(b'{"multi"') or b'"response"' in data[:200]  # Dash's answer (not parsed: the client's CPU is the machine's)
             if ok and b'"sideUpdate"' in data and b"live-notice" in data:
@@ -152,7 +154,7 @@ def measure(stack: Stack, site: Site, clients: int, seconds: float, args) -> dic
     return {
         "replicas": stack.replicas, "clients": clients, "seconds": seconds, "wall_s": round(wall, 1), "requests": total,
         "requests_per_s": round(total / wall, 1), "errors": len(errors), "refused": sum(r.refused for r in readers),
-        "kinds": {k: {"n": len(v), "p50_ms": pct(v, 50), "p95_ms": pct(v, 95), "p99_ms": pct(v, 99), "max_ms": pct(v, 100)} for k, v in lat.items()},
+        "kinds": {k: {"n": len(v), "n_204": sum(r.unchanged[k] for r in readers), "p50_ms": pct(v, 50), "p95_ms": pct(v, 95), "p99_ms": pct(v, 99), "max_ms": pct(v, 100)} for k, v in lat.items()},
         "cpu_share": {"replicas": round(replicas_s / (wall * cpus), 3), "nginx": round(nginx_s / (wall * cpus), 3),
                       "load_generator": round(mine / (wall * cpus), 3),
                       "other": round(max(0.0, busy_s - niced_s - replicas_s - nginx_s - mine) / (wall * cpus), 3),

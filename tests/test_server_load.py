@@ -28,6 +28,7 @@ def test_five_readers_five_seconds_no_error(tmp_path, capsys):
     assert run["errors"] == 0 and rc == 0, run["error_samples"]
     kinds = run["kinds"]
     assert all(kinds[k]["n"] > 0 for k in ("page", "asset", "layout", "dependencies", "callback")), kinds
+    assert kinds["callback"]["n_204"] < kinds["callback"]["n"]  # callbacks did real work, not only "no change"
     assert run["requests"] == sum(k["n"] for k in kinds.values())
     assert res["setup"]["rate_limit"] is True and res["machine"]["cpus"] >= 1 and "loadavg_1min" in res["machine"]
     assert any(k.startswith("1 replica, 5 readers: callback") for k in res["figures"])
