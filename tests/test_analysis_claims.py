@@ -104,6 +104,9 @@ def test_limits_towards_relu():
     inf = claims.check("relu_at_infinity")
     assert inf["verdict"] == "true"
     assert inf["figures"]["abs_diff_at_-x"][2] == pytest.approx(float(10 * mpmath.ncdf(-10)), rel=1e-12)
+    for x, at_pos, at_neg in zip(inf["figures"]["x"], inf["figures"]["abs_diff_at_+x"], inf["figures"]["abs_diff_at_-x"]):
+        truth = float(x * mpmath.ncdf(-x))  # |x|·Phi(-|x|) at both x and -x: no column may show a rounded-away 0
+        assert truth > 0 and at_pos == pytest.approx(truth, rel=1e-12) and at_neg == pytest.approx(truth, rel=1e-12)
 
 
 def _fake_train_run(st, activation, shares):

@@ -39,7 +39,7 @@ class Default:
 
 
 HF_NAMES = (("gelu", "GELUActivation"), ("gelu_new", "NewGELUActivation"),
-            ("gelu_pytorch_tanh", "PytorchGELUTanh"), ("quick_gelu", "QuickGELUActivation"))
+            ("gelu_pytorch_tanh", "GELUTanh"), ("quick_gelu", "QuickGELUActivation"))
 
 def _as_bool(form: str) -> str:
     return f"approximate={form == 'gelu_tanh'}"

@@ -63,12 +63,13 @@ def inputs_standard_normal(store, measure):
     got = results.latest("probe", store=store)
     if got is None:
         return ev("untested", {}, "note.inputs_standard_normal.none", how="gelu-lab probe")
-    layers = [{"layer": i + 1, **{k: L[k] for k in ("mean", "std", "ks_std_normal", "ks_fitted_normal")}} for i, L in enumerate(got.value["layers"])]
+    layers = [{"layer": i + 1, **{k: L[k] for k in ("mean", "std", "ks_std_normal", "ks_fitted_normal", "excess_kurtosis")}}
+              for i, L in enumerate(got.value["layers"])]
     far = [L["ks_std_normal"] > KS_FAR for L in layers]
     verdict = "false" if all(far) else "depends" if any(far) else "true"
     span = lambda k: (min(L[k] for L in layers), max(L[k] for L in layers))  # noqa: E731
     v = {"model": got.value.get("model", "?"), "n": got.value.get("n_sentences"), "far": KS_FAR}
-    for k, name in (("mean", "mean"), ("std", "std"), ("ks_std_normal", "ks"), ("ks_fitted_normal", "fit")):
+    for k, name in (("mean", "mean"), ("std", "std"), ("ks_std_normal", "ks"), ("ks_fitted_normal", "fit"), ("excess_kurtosis", "kurt")):
         v[f"{name}_lo"], v[f"{name}_hi"] = span(k)
     return ev(verdict, {"layers": layers, "ks_far": KS_FAR}, "note.inputs_standard_normal", v, "gelu-lab probe", got.source, got.provenance)
 

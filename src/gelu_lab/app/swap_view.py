@@ -14,9 +14,9 @@ from . import content
 from .components import graph, sig
 
 
-def quoted(result: dict) -> dict:
-    """probe_view.quoted(result) and, per swap, its largest deviation from GELU ({relu_dev}: 0.17)."""
-    return {**probe_view.quoted(result), **{f"{r['activation']}_dev": sig(r["max_dev"], 2) for r in swaps.damage(result)}}
+def quoted(result: dict, sep: str = " – ") -> dict:
+    """probe_view.quoted(result, sep) and, per swap, its largest deviation from GELU ({relu_dev}: 0.17)."""
+    return {**probe_view.quoted(result, sep), **{f"{r['activation']}_dev": sig(r["max_dev"], 2) for r in swaps.damage(result)}}
 
 
 def figure(result: dict, lang: str, t: dict, id: str):

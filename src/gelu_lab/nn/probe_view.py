@@ -40,8 +40,8 @@ def stored() -> dict:
     return {"result": r.value, "provenance": r.provenance, "source": r.source, "run": r.run["id"] if r.run else None}
 
 
-def _range(vals, f) -> str:
-    return f"{f(min(vals))} – {f(max(vals))}"
+def _range(vals, f, sep: str = " – ") -> str:
+    return f"{f(min(vals))}{sep}{f(max(vals))}"
 
 
 def cell(v, digits: int, kind) -> str:
@@ -51,9 +51,10 @@ def cell(v, digits: int, kind) -> str:
     return str(int(v)) if kind == "int" else fixed(v, digits)
 
 
-def quoted(res: dict) -> dict:
+def quoted(res: dict, sep: str = " – ") -> dict:
     """The numbers the page's texts quote ({n}, {tokens}, {sub}, {means}, ...), as shown: counts
-    grouped, and for the scores that round to 1 their gap to 1 (1 - cosine), which does not."""
+    grouped, and for the scores that round to 1 their gap to 1 (1 - cosine), which does not;
+    a range as low, `sep`, high (Chinese text reads " 至 " better than a dash beside minus signs)."""
     L = res["layers"]
     rows = {(w["activation"], w["layer"]): w for w in res["swaps"]}
     cr = res["precision"][-1]
@@ -61,12 +62,13 @@ def quoted(res: dict) -> dict:
     v = {
         "n": sig(res["n_sentences"]), "tokens": sig(res["tokens"]),
         "sub": sig(res.get("subset", {}).get("sentences", res["n_sentences"])),
-        "means": _range([x["mean"] for x in L], lambda m: fixed(m, 2)),
-        "neg": _range([x["share_negative"] for x in L], lambda s: pct(s, 0)),
-        "ks_std": _range([x["ks_std_normal"] for x in L], lambda s: fixed(s, 2)),
-        "ks_fit": _range([x["ks_fitted_normal"] for x in L], lambda s: fixed(s, 3)),
-        "mag": _range([x["gelu_magnitude_from_negative"] for x in L], lambda s: pct(s, 0)),
-        "mid": _range([x["share_in_minus3_0"] for x in L], lambda s: pct(s, 0)),
+        "means": _range([x["mean"] for x in L], lambda m: fixed(m, 2), sep),
+        "neg": _range([x["share_negative"] for x in L], lambda s: pct(s, 0), sep),
+        "ks_std": _range([x["ks_std_normal"] for x in L], lambda s: fixed(s, 2), sep),
+        "ks_fit": _range([x["ks_fitted_normal"] for x in L], lambda s: fixed(s, 3), sep),
+        "kurt": _range([x["excess_kurtosis"] for x in L], lambda s: fixed(s, 1), sep),
+        "mag": _range([x["gelu_magnitude_from_negative"] for x in L], lambda s: pct(s, 0), sep),
+        "mid": _range([x["share_in_minus3_0"] for x in L], lambda s: pct(s, 0), sep),
         "differs": pct(cr["share_torch_differs"]), "over1": pct(cr["share_torch_over_1ulp"]),
         "cr_gap": sig(1.0 - cr["cos_min"]),
         "bf_gap": sig(1.0 - bf["cos_min"]) if bf else "–", "bf_nn": pct(bf["nn_top1"]) if bf else "–",

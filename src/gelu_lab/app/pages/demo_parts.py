@@ -73,6 +73,10 @@ def sixteen_bit(lang: str) -> dict:
             shown = T.visible_errors(d)["tanh" if f == "tanh" else "sigmoid"]
             v |= {f"{f}_{short}": sig(a[g]["steps"][d], 2), f"{f}_n_{short}": sig(a[g]["differ"][d]),
                   f"{f}_x_{short}": content.join((f"{x:g}" for x in shown), lang) if shown else "–"}
+    t = content.text(lang, "demo")
+    for f in ("tanh", "sig"):  # one list when both formats show the error at the same inputs
+        bf, f16 = v[f"{f}_x_bf16"], v[f"{f}_x_f16"]
+        v[f"{f}_shows"] = content.fill(t["table.shows.both"], both=bf) if bf == f16 else content.fill(t["table.shows.each"], bf16=bf, f16=f16)
     return v
 
 
