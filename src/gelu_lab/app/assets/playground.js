@@ -418,7 +418,7 @@
     return Object.keys(values).sort((a, b) => b.length - a.length).reduce((t, k) => t.split('%' + k).join(values[k]), template);
   }
   const num = v => (isFinite(v) ? Number(v.toPrecision(4)).toString() : '—');
-  const pct = v => (100 * v).toFixed(1) + ' %';
+  const pct = v => (100 * v).toFixed(1) + '%';
 
   // the hidden units' canvases, built once per configuration
   function unitCanvases(k) {
