@@ -92,7 +92,7 @@ def test_every_card_shows_the_verdict_check_returns(page, app_url):
 
 
 def test_a_training_claim_runs_its_training_and_is_checked_again(page, app_url, own_store, monkeypatch):
-    from gelu_lab.app.pages import misconceptions as M
+    from gelu_lab.app.pages.misconceptions import page as M
     from gelu_lab.results.store import Store
 
     monkeypatch.setattr(M, "RUN", {"preset": "tiny", "steps": 20, "fc_init_std": 0.02})  # seconds, not minutes

@@ -13,7 +13,7 @@ import re
 import pytest
 
 from gelu_lab.app import content
-from gelu_lab.app.pages import glossary
+from gelu_lab.app.pages.glossary import page as glossary
 
 ZH = sorted(f.stem for f in (content.ROOT / "zh").glob("*.md") if f.stem != "glossary")
 CODE = re.compile(r"```.*?```|`[^`\n]*`|\$\$.*?\$\$", re.S)  # code blocks, code spans, display formulas

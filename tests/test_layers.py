@@ -84,5 +84,5 @@ def test_no_import_cycle():
 
 
 def test_page_modules_are_short():
-    long = {p.name: n for p in PAGES.glob("*.py") if (n := len(p.read_text().splitlines())) > 250}
+    long = {str(p.relative_to(PAGES)): n for p in PAGES.rglob("*.py") if (n := len(p.read_text().splitlines())) > 250}
     assert long == {}, f"page modules over 250 lines (layout and callbacks only; data functions belong in analysis/, nn/ or results/): {long}"

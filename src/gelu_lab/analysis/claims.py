@@ -25,7 +25,8 @@ open Store, False for none (the shipped results only).
 No words here: a claim's statement is the content block ``claim.<id>`` and its note
 the block named by ``note``, filled with ``values`` (``app/content/<lang>/misconceptions.md``).
 A value is the number itself, not its text: :mod:`gelu_lab.app.claim_words` prints it (about
-four significant figures, lists joined with the block ``and``).
+four significant figures, lists joined with the block ``and``; a ``Share`` as a percentage, a
+``Signed`` difference with its sign: gelu_lab.analysis.evidence).
 """
 
 from __future__ import annotations
@@ -37,9 +38,8 @@ from typing import Callable
 import numpy as np
 
 from .. import numerics as nm
-from ..results.printing import pct  # a share as the note says it (the only value given as text: a percentage)
 from . import ffn_claims, glu_paper, model_claims
-from .evidence import SOURCES, VERDICTS  # noqa: F401  (the claims' words: what a verdict and a source may be)
+from .evidence import SOURCES, VERDICTS, Share, Signed  # noqa: F401  (the claims' words: what a verdict and a source may be)
 from .evidence import computed as _computed
 from .evidence import ev as _ev
 
@@ -180,7 +180,7 @@ def _jax_default(store, measure):
     tanh = default == "gelu_tanh"
     return _ev("true" if tanh else "false", f, "note.jax_default_tanh.measured." + ("tanh" if tanh else "exact"),
                {"jax": d["version"], "cpu": prov.get("processor", "?"), "default": f"approximate={tanh}",
-                "share": pct(d["frac_wrong"], 2), "ulp": float(d["max_ulp"])},
+                "share": Share(d["frac_wrong"], 2), "ulp": float(d["max_ulp"])},
                JAX_HOW, d["source"], prov)
 
 
@@ -324,14 +324,14 @@ def _relu_half_dead(store, measure):
     # layer past half, with every network below it, is the case where it depends on where you look
     verdict = "true" if max(s["dead_share"] for s in shares) > 0.5 else "depends" if worst > 0.5 else "false"
     return _ev(verdict, f, "note.relu_half_dead",
-               {"runs": len(shares), "mean": pct(mean), "worst": pct(worst)}, TRAIN_HOW, source, prov)
+               {"runs": len(shares), "mean": Share(mean), "worst": Share(worst)}, TRAIN_HOW, source, prov)
 
 
 def _gelu_lower_loss(store, measure):
     """GELU against ReLU in the main cell of the learning-rate experiment: the paired interval
     of the final val loss, and the same at every evaluation step (is GELU behind early and
     ahead late?)."""
-    from ..results.runsets import main_cell, pair_of, paired
+    from ..stats.runsets import main_cell, pair_of, paired
 
     source, runs, exps = ffn_claims.train_runs(store)
     main = main_cell(exps)
@@ -352,16 +352,16 @@ def _gelu_lower_loss(store, measure):
     f = {"final": {k: p[k] for k in ("mean", "lo", "hi", "n", "diffs")}, "over_training": over, "width": c["n_embd"], "steps": c["steps"]}
     prov = main["runs"][0]["provenance"]
     return _ev(verdict, f, f"note.gelu_lower_loss.{verdict}",
-               {"n": str(p["n"]), "width": str(c["n_embd"]), "steps": str(c["steps"]), "mean": f"{p['mean']:+.4f}", "lo": f"{p['lo']:+.4f}",
-                "hi": f"{p['hi']:+.4f}", "mid_step": str(mid["step"]), "mid": f"{mid['mean']:+.4f}", "mid_lo": f"{mid['lo']:+.4f}",
-                "mid_hi": f"{mid['hi']:+.4f}", **_paper_gelu_relu()}, EXPERIMENT_HOW, source, prov)
+               {"n": str(p["n"]), "width": str(c["n_embd"]), "steps": str(c["steps"]), "mean": Signed(p["mean"]), "lo": Signed(p["lo"]),
+                "hi": Signed(p["hi"]), "mid_step": str(mid["step"]), "mid": Signed(mid["mean"]), "mid_lo": Signed(mid["lo"]),
+                "mid_hi": Signed(mid["hi"]), **_paper_gelu_relu()}, EXPERIMENT_HOW, source, prov)
 
 
 def _paper_gelu_relu() -> dict:
     """Shazeer 2020's GELU and ReLU log-perplexities (analysis.glu_paper.PAPER), as the notes quote them."""
     lp, steps = glu_paper.PAPER["log_ppl"], glu_paper.PAPER["steps"]
     return {"paper_gelu": lp["gelu"][0], "paper_relu": lp["relu"][0], "paper_gelu_long": lp["gelu"][1], "paper_relu_long": lp["relu"][1],
-            "paper_steps": f"{steps[0]:,}", "paper_steps_long": f"{steps[1]:,}"}
+            "paper_steps": int(steps[0]), "paper_steps_long": int(steps[1])}  # counts: the words group them (1,000)
 
 
 CLAIMS = {

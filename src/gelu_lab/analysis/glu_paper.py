@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from ..results.runsets import paired
+from ..stats.runsets import paired
 
 PAPER = {
     "citation": "N. Shazeer, GLU Variants Improve Transformer, arXiv:2002.05202 (2020), Table 1",
@@ -44,7 +44,7 @@ def _gated_first(values: dict) -> bool | None:
 
 
 def side_by_side(cell: dict | None) -> dict | None:
-    """The main cell of our experiment (results.runsets.experiments) beside the paper.
+    """The main cell of our experiment (stats.runsets.experiments) beside the paper.
 
     {"variants": the variants both have, in the paper's order;
      "ours": {v: {"mean", "n", "gap" (v minus GELU, paired: mean, lo, hi, verdict, n)}},

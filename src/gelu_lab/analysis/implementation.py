@@ -23,7 +23,6 @@ import numpy as np
 
 from .. import extras, results
 from ..results import jobs, shipped
-from ..results.printing import pct
 from . import accuracy as acc
 from . import errors, fits
 
@@ -130,15 +129,15 @@ def stored_f32(impl):
 
 def precision_rows(dtype) -> list[dict]:
     """The precision table of `dtype`, one row per impl of IMPLS: {"impl", "reference",
-    "source" (exhaustive, stored, shipped or sample), "n", "run_id", and as shown: "max"
-    (ulp), "at" (the worst input), "wrong" (share not correctly rounded, %), "flush",
-    "zsign", "over" (counts)}."""
+    "source" (exhaustive, stored, shipped or sample), "n", "run_id", "max" (ulp), "at" (the
+    worst input, None when none is wrong), "wrong" (share not correctly rounded, in [0, 1]),
+    "flush", "zsign", "over" (counts)}: numbers (the page's view prints them)."""
     rows = []
     for impl, (s, src) in summaries(dtype).items():
         w, c = s["worst"], s["counts"]
         rows.append({"impl": impl, "reference": s["reference"], "source": src, "n": s["n"], "run_id": s.get("run_id", ""),
-                     "max": str(s["max_ulp"]), "at": "—" if w is None else f"{w['x']:.6g}", "wrong": pct(s["frac_wrong"], 3),
-                     "flush": str(c["flush"]), "zsign": str(c["zero_sign"]), "over": str(c["overflow"])})
+                     "max": s["max_ulp"], "at": None if w is None else w["x"], "wrong": s["frac_wrong"],
+                     "flush": c["flush"], "zsign": c["zero_sign"], "over": c["overflow"]})
     return rows
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..analysis.evidence import Share, Signed
+from ..printing import pct
 from . import content
 from .components import sig
 
@@ -35,7 +37,7 @@ def exact(v, digits: int = 4) -> str | None:
 
 def value(v, t: dict, lang: str, digits: int = 4) -> str:
     """An evidence value as a sentence shows it: numbers to about `digits` significant figures,
-    counts grouped, yes / no for a truth value, a list joined with "and", a bench ratio
+    counts grouped, a Share as a percentage, a Signed difference with its sign, yes / no for a truth value, a list joined with "and", a bench ratio
     dict as "NumPy: 2.14×, …", any other dict as "k: v, …"."""
     if v is None:
         return t["value.none"]
@@ -43,6 +45,10 @@ def value(v, t: dict, lang: str, digits: int = 4) -> str:
         return t["value.yes" if v else "value.no"]
     if isinstance(v, str):
         return v
+    if isinstance(v, Share):
+        return pct(v, v.digits)
+    if isinstance(v, Signed):
+        return f"{float(v):+.{v.digits}f}"
     if isinstance(v, (int, float, np.integer, np.floating)):
         v = v.item() if isinstance(v, np.generic) else v
         return exact(v, digits) or sig(v, digits)

@@ -1,0 +1,121 @@
+"""Gradients: GELU' and GELU'' with their landmarks, and gradient flow through depth."""
+
+from __future__ import annotations
+
+import functools
+
+from dash import Input, Output, State, callback, html, no_update
+
+from .... import activations
+from ....analysis import gradflow, theory
+from ....figures import gradients as figs
+from ... import content
+from ...components import fmt, graph, md, message, readout, readouts, section, sig, slider
+from ...state import Param, inputs
+
+DEPTH = Param("depth", 12, 1, gradflow.MAX_DEPTH, 1, integer=True)
+PARAMS = [DEPTH]
+FLOW_ACTS = ("gelu", "relu", "silu", "sigmoid")
+
+
+def _derivatives(lang, t, kp):
+    x = theory.grid(-4.0, 4.0, 0.02)
+    curves = {
+        "gelu.grad": activations.get("gelu").grad(x),
+        "gelu.grad2": activations.get("gelu").grad2(x),
+        "relu.grad": activations.get("relu").grad(x),
+        "sigmoid.grad": activations.get("sigmoid").grad(x),
+    }
+    names = {k: t[f"fig.{k}"] for k in curves}
+    points = [
+        (0.0, kp["grad_at_0"], f"({fmt(0, 0)}, {fmt(kp['grad_at_0'], 2)})"),
+        (kp["grad_root"], 0.0, f"({fmt(kp['grad_root'])}, 0)"),
+        (kp["grad_max_x"], kp["grad_max"], f"(√2, {fmt(kp['grad_max'])})"),
+        (kp["grad_min_x"], kp["grad_min"], f"(−√2, {fmt(kp['grad_min'])})"),
+        (kp["sigmoid_grad_max_x"], kp["sigmoid_grad_max"], f"σ′ ≤ {fmt(kp['sigmoid_grad_max'], 2)}"),
+    ]
+    return figs.derivatives_figure(x, curves, names, points, {"title": t["fig.title"], "x": "x", "y": t["fig.y"], "points": t["fig.points"]})
+
+
+@functools.lru_cache(maxsize=4 * gradflow.MAX_DEPTH)
+def flow(depth: int, lang: str):
+    """Figure and readouts of the gradient-flow section at `depth` (cached: the slider has
+    MAX_DEPTH stops, and building the figure is most of the callback's 15 ms)."""
+    t = content.text(lang, "gradients")
+    flows = {arch: {n: gradflow.gradient_flow(n, depth, arch) for n in FLOW_ACTS} for arch in gradflow.ARCHS}
+    names = {n: content.label(n, lang) for n in FLOW_ACTS}
+    fig = figs.flow_figure(flows, names, {k: t[f"flow.{k}"] for k in (*gradflow.ARCHS, "layer", "ratio")})
+    vals = [sig(flows[arch][n][0]) for arch in gradflow.ARCHS for n in FLOW_ACTS]
+    return fig, vals
+
+
+def _flow_ids():
+    return [f"gradients-f-{arch}-{n}" for arch in gradflow.ARCHS for n in FLOW_ACTS]
+
+
+@functools.cache
+def _t(lang):
+    """The page's texts, filled with the numbers they quote: the landmarks of GELU' and, for the
+    bicycle analogy, the first-layer gradients the flow section measures at the default depth."""
+    kp = theory.key_points()
+    exact = lambda v: f"{v:.4g}"  # noqa: E731  (0.5 and 0.25 are exact: no trailing zeros)
+    v = {"grad0": exact(kp["grad_at_0"]), "sig_max": exact(kp["sigmoid_grad_max"]), "root": sig(kp["grad_root"]),
+         "grad_max": sig(kp["grad_max"]), "grad_min": sig(kp["grad_min"]), "grad_min_x": sig(kp["grad_min_x"]),
+         "depth": str(DEPTH.default), "width": str(gradflow.WIDTH), "batch": str(gradflow.BATCH)}
+    v |= {f"{arch}_{n}": sig(gradflow.gradient_flow(n, DEPTH.default, arch)[0]) for arch in gradflow.ARCHS for n in ("gelu", "relu")}
+    return {k: content.fill(text, **v) for k, text in content.text(lang, "gradients").items()}
+
+
+def layout(state, lang):
+    t = _t(lang)
+    kp = theory.key_points()
+    ffig, fvals = flow(state["depth"], lang)
+    labels = [f"{t['flow.' + arch]} · {content.label(n, lang)}" for arch in gradflow.ARCHS for n in FLOW_ACTS]
+    return html.Div(
+        [
+            html.H1(t["title"]),
+            md(t["intro"]),
+            section(
+                html.H2(t["key.h"]),
+                md(t["ride.text"]),
+                md(t["key.text"]),
+                readouts(
+                    readout("gradients-k0", "GELU′(0)", sig(kp["grad_at_0"])),
+                    readout("gradients-kroot", t["read.root"], sig(kp["grad_root"])),
+                    readout("gradients-kmin", t["read.min"], sig(kp["gelu_min"])),
+                    readout("gradients-kmax", "GELU′(√2)", sig(kp["grad_max"])),
+                    readout("gradients-kneg", "GELU′(−√2)", sig(kp["grad_min"])),
+                    readout("gradients-ksig", "max σ′", sig(kp["sigmoid_grad_max"])),
+                ),
+                graph("gradients-derivs", _derivatives(lang, t, kp)),
+                md(t["ride.check"]),
+            ),
+            section(
+                html.H2(t["flow.h"]),
+                md(t["flow.text"]),
+                html.Div([slider("gradients-depth", DEPTH, state["depth"], t["label.depth"], marks={v: str(v) for v in (1, 6, 12, 18, 24)})], className="controls"),
+                message("gradients-msg"),
+                html.P(t["read.flow"], className="control-label"),
+                readouts(*[readout(i, lab, v) for i, lab, v in zip(_flow_ids(), labels, fvals)]),
+                graph("gradients-flow", ffig),
+                md(t["flow.after"]),
+                md(t["flow.ride"]),
+            ),
+        ]
+    )
+
+
+@callback(
+    Output("gradients-flow", "figure"),
+    [Output(i, "children") for i in _flow_ids()],
+    Output("gradients-msg", "children"),
+    Input("gradients-depth", "value"),
+    State("lang", "data"),
+    prevent_initial_call=True,
+)
+def _flow(depth, lang):
+    vals, msg = inputs([(DEPTH, depth)], lang)
+    if vals is None:
+        return (no_update,) * (1 + len(_flow_ids())) + (msg,)
+    fig, out = flow(vals[0], lang)
+    return (fig, *out, msg)

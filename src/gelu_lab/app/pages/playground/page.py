@@ -1,0 +1,189 @@
+"""Playground: two copies of one small network trained side by side in the browser, one
+activation against another (GELU and ReLU by default).
+
+The training and the drawing are app/assets/playground.js (no server call per step); this
+module lays out the controls, checks them (one callback, :func:`.state.inputs`) and hands
+the checked settings to the script through the ``playground-config`` store. The script's
+network is checked against :mod:`gelu_lab.analysis.playground` (the same in NumPy) by
+tests/test_playground.py.
+"""
+
+from __future__ import annotations
+
+from dash import ClientsideFunction, Input, Output, State, callback, clientside_callback, dcc, html, no_update
+
+from .... import activations
+from ....analysis import playground as pg
+from ....analysis import theory
+from ....figures import palette
+from ....figures import playground as figs
+from ... import content
+from ...components import dropdown, graph, md, message, more, number, radio, section, sig, slider
+from ...state import Param, inputs
+
+DATASET = Param("dataset", "circle", choices=pg.DATASETS)
+NOISE = Param("noise", 10, 0, 50, 5, integer=True)
+SPLIT = Param("split", 50, 10, 90, 10, integer=True)
+FEATURES = Param("features", ["x1", "x2"], choices=tuple(pg.FEATURES), multi=True)
+LAYERS = Param("layers", 2, 1, 4, 1, integer=True)
+UNITS = Param("units", 4, 1, 8, 1, integer=True)
+ACT_A = Param("act_a", "gelu", choices=tuple(activations.names()))
+ACT_B = Param("act_b", "relu", choices=tuple(activations.names()))
+LR = Param("lr", 0.03, 0.0001, 10.0)
+BATCH = Param("batch", 10, 1, 100, 1, integer=True)
+L2 = Param("l2", 0.0, 0.0, 1.0)
+INIT = Param("init", 1.0, 0.1, 4.0, 0.1)
+SEED = Param("seed", 1, 0, 99999, 1, integer=True)
+WSEED = Param("wseed", 1, 0, 99999, 1, integer=True)
+PARAMS = [DATASET, NOISE, SPLIT, FEATURES, LAYERS, UNITS, ACT_A, ACT_B, LR, BATCH, L2, INIT, SEED, WSEED]
+CELLS = 40  # heatmap cells per side (playground.js G)
+POINTS_PX = 300  # the data points' canvas
+
+
+def config(values: dict) -> tuple[dict, bool]:
+    """(the script's settings, whether no feature was chosen): {param name: value}, x1 and x2 when none is."""
+    cfg = dict(values)
+    empty = not cfg["features"]
+    cfg["features"] = pg.feature_list(cfg["features"])
+    return cfg, empty
+
+
+def words(lang: str, t: dict) -> dict:
+    """What the script writes and paints: its sentences (values marked %name), every activation's
+    name and colour, the class colours."""
+    keys = {"surface": "aria.surface", "units": "aria.units", "unit": "aria.unit", "none": "aria.none", "dead": "dead"}
+    return {**{k: t[v] for k, v in keys.items()}, "series": [t["series.train"], t["series.test"]],
+            "acts": {n: content.label(n, lang) for n in activations.names()},
+            "colors": {"class0": palette.BLUE, "class1": palette.ORANGE, "neutral": palette.NEUTRAL, "paper": palette.PAPER,
+                       "acts": dict(palette.COLORS)}}
+
+
+def _title(which: str, act: str, lang: str, t: dict) -> str:
+    return content.fill(t["net.title"], which=which, act=content.label(act, lang))
+
+
+def _net(k: str, act: str, lang: str, t: dict):
+    label = content.label(act, lang)
+    return html.Div([
+        html.H3(_title(k.upper(), act, lang, t), id=f"playground-head-{k}"),
+        html.H4(t["surface.h"]),
+        html.Div([html.Canvas(id=f"playground-surface-{k}", width=CELLS, height=CELLS, className="pg-surface"),
+                  html.Canvas(id=f"playground-points-{k}", width=POINTS_PX, height=POINTS_PX, className="pg-points")],
+                 id=f"playground-view-{k}", className="pg-view", role="img", **{"aria-label": content.fill(t["aria.start"], act=label)}),
+        html.H4(t["units.h"]),
+        html.Div(id=f"playground-units-{k}", className="pg-units", role="img", **{"aria-label": content.fill(t["aria.start"], act=label)}),
+    ], className="pg-net")
+
+
+def _readout(t: dict):
+    cols = ("train", "test", "acc", "dead")
+    rows = [html.Tr([html.Th(k.upper(), scope="row")] + [html.Td("—", id=f"playground-r-{c}-{k}") for c in cols]) for k in "ab"]
+    return html.Div([
+        html.P([html.Span(t["read.step"], className="readout-label"), " ", html.Span("0", id="playground-r-step", className="readout-value")]),
+        html.Table([html.Thead(html.Tr([html.Th(t["read.net"])] + [html.Th(t[f"read.{c}"]) for c in cols])), html.Tbody(rows)], className="values"),
+    ], id="playground-readout", className="pg-readout", **{"aria-live": "polite", "aria-atomic": "true"})
+
+
+def _button(id: str, text: str, **kw):
+    return html.Button(text, id=f"playground-{id}", n_clicks=0, type="button", **kw)
+
+
+def _controls(state: dict, lang: str, t: dict):
+    acts = [{"label": content.label(n, lang), "value": n} for n in activations.names()]
+    feats = [{"label": t[f"feat.{f}"], "value": f} for f in pg.FEATURES]
+    marks = lambda p: {v: f"{v:g}" for v in (p.lo, p.hi)}  # noqa: E731
+    return html.Div([
+        html.Div([html.H3(t["data.h"]),
+                  radio("playground-dataset", t["label.dataset"], pg.DATASETS, state["dataset"], lambda d: t[f"ds.{d}"]),
+                  slider("playground-noise", NOISE, state["noise"], t["label.noise"], marks(NOISE)),
+                  slider("playground-split", SPLIT, state["split"], t["label.split"], marks(SPLIT)),
+                  html.Div([html.Label(t["label.features"], htmlFor="playground-features", id="playground-features-label", className="control-label"),
+                            dcc.Checklist(id="playground-features", options=feats, value=state["features"], inline=True, className="checklist")],
+                           className="control")], className="pg-group"),
+        html.Div([html.H3(t["net.h"]),
+                  slider("playground-layers", LAYERS, state["layers"], t["label.layers"], marks(LAYERS)),
+                  slider("playground-units", UNITS, state["units"], t["label.units"], marks(UNITS)),
+                  dropdown("playground-act_a", t["label.act_a"], acts, state["act_a"]),
+                  dropdown("playground-act_b", t["label.act_b"], acts, state["act_b"])], className="pg-group"),
+        html.Div([html.H3(t["train.h"]),
+                  number("playground-lr", LR, state["lr"], t["label.lr"]),
+                  slider("playground-batch", BATCH, state["batch"], t["label.batch"], marks(BATCH)),
+                  number("playground-l2", L2, state["l2"], t["label.l2"]),
+                  slider("playground-init", INIT, state["init"], t["label.init"], marks(INIT)),
+                  number("playground-seed", SEED, state["seed"], t["label.seed"]),
+                  number("playground-wseed", WSEED, state["wseed"], t["label.wseed"])], className="pg-group"),
+    ], className="pg-controls")
+
+
+def layout(state, lang):
+    t = content.text(lang, "playground")
+    cfg, empty = config(state)
+    kp = theory.key_points()
+    a, b = (content.label(cfg[k], lang) for k in ("act_a", "act_b"))
+    names = [t[s].replace("%act", n) for n in (a, b) for s in ("series.train", "series.test")]
+    loss = figs.loss_figure(names, cfg["act_a"], cfg["act_b"], {"title": t["fig.title"], "x": t["fig.x"], "y": t["fig.y"]})
+    return html.Div([
+        html.H1(t["title"]),
+        md(t["intro"]),
+        html.Div(md(t["static"]), className="pg-static"),  # shown in the offline report only (playground.css), which runs no training
+        section(
+            _controls(state, lang, t),
+            more(t["controls.more"], md(t["controls.note"])),
+            message("playground-msg", t["msg.features"] if empty else ""),
+            html.Div([_button("play", t["btn.play"]), _button("pause", t["btn.pause"]), _button("step", t["btn.step"]),
+                      _button("reset", t["btn.reset"]), _button("new", t["btn.new"])],
+                     className="pg-buttons", role="group", **{"aria-label": t["buttons.label"]}),
+            md(t["buttons.note"]),
+            _readout(t),
+        ),
+        section(
+            html.Div([_net("a", cfg["act_a"], lang, t), _net("b", cfg["act_b"], lang, t)], className="pg-nets"),
+            md(t["legend"]),
+            graph("playground-loss", loss),
+        ),
+        section(html.H2(t["export.h"]), md(t["export.text"]),
+                html.Div([_button("export-json", t["btn.json"]), _button("export-torch", t["btn.torch"])], className="pg-buttons")),
+        section(html.H2(t["look.h"]), md(content.fill(t["look.text"], gelu_min=sig(kp["gelu_min"]), gelu_argmin=sig(kp["grad_root"])))),
+        dcc.Store(id="playground-config", data=cfg),
+        dcc.Store(id="playground-words", data=words(lang, t)),
+        dcc.Store(id="playground-run"),
+        dcc.Store(id="playground-wseed-hi", data=WSEED.hi),
+    ])
+
+
+clientside_callback(  # a new run in the script whenever the checked settings change (and when the page is drawn)
+    ClientsideFunction("gelu_playground", "configure"),
+    Output("playground-run", "data"),
+    Input("playground-config", "data"),
+    State("playground-words", "data"),
+)
+
+clientside_callback(  # "new weights": the next weight seed; the URL and the settings follow
+    ClientsideFunction("gelu_playground", "reseed"),
+    Output("playground-wseed", "value"),
+    Input("playground-new", "n_clicks"),
+    State("playground-wseed", "value"),
+    State("playground-wseed-hi", "data"),
+    prevent_initial_call=True,
+)
+
+
+@callback(
+    Output("playground-config", "data"),
+    Output("playground-msg", "children"),
+    Output("playground-head-a", "children"),
+    Output("playground-head-b", "children"),
+    [Input(f"playground-{p.name}", "value") for p in PARAMS],
+    State("lang", "data"),
+    prevent_initial_call=True,
+)
+def _settings(*args):
+    *raw, lang = args
+    vals, msg = inputs(list(zip(PARAMS, raw)), lang)
+    if vals is None:
+        return no_update, msg, no_update, no_update
+    lang = lang if lang in content.LANGS else content.DEFAULT_LANG
+    t = content.text(lang, "playground")
+    cfg, empty = config(dict(zip((p.name for p in PARAMS), vals)))
+    msg = " ".join(m for m in (msg, t["msg.features"] if empty else "") if m)
+    return cfg, msg, _title("A", cfg["act_a"], lang, t), _title("B", cfg["act_b"], lang, t)
