@@ -15,7 +15,7 @@ from gelu_lab.app import content
 from gelu_lab.app.claim_words import case, value, words
 from gelu_lab.app.components import sig
 from gelu_lab.app.pages.bert import page as bert
-from gelu_lab.app.pages.misconceptions import page as misconceptions
+from gelu_lab.app.pages.misconceptions import view as misconceptions
 from gelu_lab.app.pages.bert import view as probe_words
 from gelu_lab.nn import probe_view
 from dash_tree import as_json

@@ -1,8 +1,17 @@
 """Statements people make about GELU, each checked by computation or against a measurement.
 
-    CLAIMS                                  id -> Claim(id, evidence, reads)
+    CLAIMS                                  id -> Claim: the one record of a claim (below)
     check(id, store=None, measure=False)    -> dict: id, verdict, figures, note, values, how, source, provenance
     check_all(store=None, ids=None, measure=False) -> list of those, in registry order
+    checked(id, store=None, measure=False)  -> Checked(claim, result, drawing): what a card shows
+
+A claim is one record, read by the Misconceptions page, the report (which renders the page),
+the story and ``gelu-lab claims``: its computation (``evidence``, and ``reads``, the result
+kind it is a measurement of), its words' keys (``words``: the statement's content block; the
+note's block comes with each check), its figure (``figure``: evidence -> a drawing of
+:mod:`.claim_figures`, None for numbers only), the training run that settles it (``trains``:
+the activation; the page offers to start it), the table the card shows beside it
+(``table``) and whether the story lists it among popular beliefs (``popular``).
 
 A verdict is one of "true", "false", "depends" (on the machine or the setup: the
 figures say what the measurement shows), "unsettled" (measured, but the effect is
@@ -38,6 +47,7 @@ from typing import Callable
 import numpy as np
 
 from .. import numerics as nm
+from . import claim_figures as draw
 from . import ffn_claims, glu_paper, model_claims
 from .evidence import SOURCES, VERDICTS, Share, Signed  # noqa: F401  (the claims' words: what a verdict and a source may be)
 from .evidence import computed as _computed
@@ -49,6 +59,22 @@ class Claim:
     id: str
     evidence: Callable  # (store, measure) -> dict(verdict, figures, note, values, how, source, provenance)
     reads: str | None = None  # the result kind of gelu_lab.results.latest its evidence is; None: computed
+    figure: Callable | None = None  # evidence figures -> a drawing (analysis.claim_figures); None: its numbers only
+    trains: str | None = None  # the activation of the FFN training run that settles it (the page offers to start one)
+    table: str | None = None  # a table the card shows beside its evidence ("frameworks": the measured frameworks table)
+    popular: bool = False  # a popular belief: the story lists it when the check finds it false or not settled
+
+    @property
+    def words(self) -> str:
+        """The content block of its statement (content/<lang>/misconceptions.md)."""
+        return f"claim.{self.id}"
+
+
+@dataclass(frozen=True)
+class Checked:
+    claim: Claim
+    result: dict  # check()
+    drawing: object | None  # the figure's data (analysis.claim_figures), None: numbers only, or untested
 
 
 # --------------------------------------------------------------------------
@@ -367,24 +393,24 @@ def _paper_gelu_relu() -> dict:
 CLAIMS = {
     c.id: c
     for c in [
-        Claim("values", _computed(_values)),
-        Claim("monotonic", _computed(_monotonic)),
-        Claim("random", _computed(_random)),
-        Claim("tanh_error_below_0.003", _computed(_approx_error("tanh"))),
-        Claim("sigmoid_error_below_0.003", _computed(_approx_error("sigmoid"))),
-        Claim("torch_default_tanh", _computed(_torch_default)),
-        Claim("jax_default_tanh", _jax_default, reads="accuracy"),
-        Claim("tanh_much_faster", _tanh_faster, reads="bench"),
-        Claim("tends_to_relu", _computed(_relu_limit)),
-        Claim("relu_at_infinity", _computed(_relu_infinity)),
-        Claim("quick_gelu_is_silu", _computed(_quick_gelu_silu)),
-        Claim("relu_half_dead", _relu_half_dead, reads="train"),
-        Claim("gelu_lower_loss", _gelu_lower_loss, reads="train"),
-        Claim("relu2_better", ffn_claims.relu2_better, reads="train"),
-        Claim("t5_gelu", _computed(model_claims.t5_gelu)),
-        Claim("llama_gelu", _computed(model_claims.llama_gelu)),
-        Claim("inputs_standard_normal", model_claims.inputs_standard_normal, reads="probe"),
-        Claim("smooth_deep", _computed(model_claims.smooth_deep)),
+        Claim("values", _computed(_values), figure=draw.values),
+        Claim("monotonic", _computed(_monotonic), figure=draw.monotonic, popular=True),
+        Claim("random", _computed(_random), figure=draw.random, popular=True),
+        Claim("tanh_error_below_0.003", _computed(_approx_error("tanh")), figure=draw.error("tanh", ERROR_BOUND)),
+        Claim("sigmoid_error_below_0.003", _computed(_approx_error("sigmoid")), figure=draw.error("sigmoid", ERROR_BOUND)),
+        Claim("torch_default_tanh", _computed(_torch_default), popular=True),
+        Claim("jax_default_tanh", _jax_default, reads="accuracy", table="frameworks"),
+        Claim("tanh_much_faster", _tanh_faster, reads="bench", figure=draw.speed, popular=True),
+        Claim("tends_to_relu", _computed(_relu_limit), figure=draw.limit),
+        Claim("relu_at_infinity", _computed(_relu_infinity), figure=draw.infinity),
+        Claim("quick_gelu_is_silu", _computed(_quick_gelu_silu), figure=draw.quick, popular=True),
+        Claim("relu_half_dead", _relu_half_dead, reads="train", figure=draw.dead, trains="relu", popular=True),
+        Claim("gelu_lower_loss", _gelu_lower_loss, reads="train", figure=draw.lower_loss, popular=True),
+        Claim("relu2_better", ffn_claims.relu2_better, reads="train", popular=True),
+        Claim("t5_gelu", _computed(model_claims.t5_gelu), figure=draw.named("fig.t5", ("v1_0_activation", "v1_1_activation")), popular=True),
+        Claim("llama_gelu", _computed(model_claims.llama_gelu), figure=draw.named("fig.llama", ("hidden_act",)), popular=True),
+        Claim("inputs_standard_normal", model_claims.inputs_standard_normal, reads="probe", figure=draw.ks, popular=True),
+        Claim("smooth_deep", _computed(model_claims.smooth_deep), figure=draw.deep, popular=True),
     ]
 }
 
@@ -399,3 +425,16 @@ def check(claim_id: str, store=None, measure: bool = False) -> dict:
 
 def check_all(store=None, ids=None, measure: bool = False) -> list[dict]:
     return [check(i, store, measure) for i in (ids or CLAIMS)]
+
+
+def drawing(res: dict):
+    """The figure's data of check() result `res` (its claim's ``figure``), None when the claim
+    shows its numbers only or was not tested."""
+    c = CLAIMS[res["id"]]
+    return None if c.figure is None or res["verdict"] == "untested" else c.figure(res["figures"])
+
+
+def checked(claim_id: str, store=None, measure: bool = False) -> Checked:
+    """What a claim's card shows: its record, its check() and its drawing, in one call."""
+    res = check(claim_id, store, measure)
+    return Checked(CLAIMS[claim_id], res, drawing(res))

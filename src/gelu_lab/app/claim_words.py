@@ -5,7 +5,8 @@
     exact(v)         -> a float few figures write exactly (0.5), else None
     case(pair, t)    -> a bench pair ("torch:tanh:fwd+bwd / torch:erf:fwd+bwd") as the reader calls it
 
-From ``content/<lang>/misconceptions.md``: the statement is the block ``claim.<id>``,
+From ``content/<lang>/misconceptions.md``: the statement is the block its record names
+(``claims.CLAIMS[id].words``: ``claim.<id>``),
 the note the block ``res["note"]`` filled with ``res["values"]`` (numbers printed by
 :func:`value`; a list joined by the word of the block ``and``), the source line
 ``source.<source>`` filled with the date and CPU of the evidence's provenance. The
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..analysis.claims import CLAIMS
 from ..analysis.evidence import Share, Signed
 from ..printing import pct
 from . import content
@@ -69,4 +71,4 @@ def words(res: dict, lang: str) -> dict:
     """{"text", "note", "source"} of one claims.check() result in `lang`."""
     t = content.text(lang, "misconceptions")
     values = {k: value(v, t, lang, 2 if k == "se" else 4) for k, v in res["values"].items()}  # a standard error: two figures are all it has
-    return {"text": t[f"claim.{res['id']}"], "note": content.fill(t[res["note"]], **values), "source": source_line(res, t)}
+    return {"text": t[CLAIMS[res["id"]].words], "note": content.fill(t[res["note"]], **values), "source": source_line(res, t)}

@@ -34,9 +34,6 @@ STEPS = [
     ("after", ["implementation", "overview"]),
     ("folklore", ["misconceptions"]),
 ]
-# popular claims about GELU; the story lists those the Misconceptions page finds false or not settled
-FOLKLORE = ("monotonic", "random", "quick_gelu_is_silu", "torch_default_tanh", "tanh_much_faster", "relu_half_dead", "gelu_lower_loss",
-            "relu2_better", "t5_gelu", "llama_gelu", "inputs_standard_normal", "smooth_deep")
 
 
 def signed(v) -> str:
@@ -136,10 +133,12 @@ def _checks(slugs, lang: str, t: dict, shell: dict):
 def _folklore(lang: str, t: dict):
     m = content.text(lang, "misconceptions")
     items = []
-    for cid in FOLKLORE:
-        v = claims.check(cid)["verdict"]
+    for c in claims.CLAIMS.values():  # popular claims about GELU (their records say which): those the Misconceptions page finds false or not settled
+        if not c.popular:
+            continue
+        v = claims.check(c.id)["verdict"]
         if v in ("false", "unsettled", "depends"):
-            items.append(html.Li([html.Span(m[f"verdict.{v}"], className=f"verdict-tag verdict-{v}"), " ", m[f"claim.{cid}"]]))
+            items.append(html.Li([html.Span(m[f"verdict.{v}"], className=f"verdict-tag verdict-{v}"), " ", m[c.words]]))
     return html.Ul(items, className="story-folklore")
 
 
