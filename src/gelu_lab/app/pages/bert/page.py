@@ -8,7 +8,7 @@ model; the sentence box loads the model (once, then cached) on its first request
 
 from __future__ import annotations
 
-from dash import Input, Output, State, callback, dcc, html, no_update
+from dash import dcc, html
 
 from .... import activations
 from ....printing import pct
@@ -135,24 +135,3 @@ def sentence_view(sentence: str, lang: str):
     tokens = html.P(content.fill(t["box.tokens"], tokens=" ".join(got["tokens"])), className="tokens", id="bert-tokens")
     table = values_table([t["col.activation"], html.Th(t["box.nearest"], style=LEFT)], body, id="bert-neighbours")
     return [tokens, graph("bert-sentence-fig", fig), table], ""
-
-
-@callback(Output("bert-drift", "figure"), Input("bert-metric", "value"), State("lang", "data"), prevent_initial_call=True)
-def _drift(metric, lang):
-    if metric not in METRICS:
-        return no_update
-    return drift(data.stored()["result"], metric, _names(lang), content.text(lang, "bert"))
-
-
-@callback(
-    Output("bert-sentence-out", "children"),
-    Output("bert-msg", "children"),
-    Input("bert-go", "n_clicks"),
-    Input("bert-sentence", "n_submit"),
-    State("bert-sentence", "value"),
-    State("lang", "data"),
-    prevent_initial_call=True,
-)
-def _sentence(_clicks, _submit, sentence, lang):
-    children, msg = sentence_view(sentence, lang if lang in content.LANGS else content.DEFAULT_LANG)
-    return (children if children is not None else no_update), msg

@@ -5,13 +5,13 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from dash import ALL, ClientsideFunction, Input, Output, State, callback, clientside_callback, dcc, html, no_update
+from dash import dcc, html
 
 from ....analysis import theory
 from ....figures import definition as figs
 from ... import content
 from ...components import fmt, graph, md, message, number, presets, readout, readouts, section, sig, slider
-from ...state import Param, inputs
+from ...state import Param
 
 X = Param("x", 1.0, -4.0, 4.0, 0.01)
 N = Param("n", 1000, 10, 5000, 10, integer=True)
@@ -112,38 +112,3 @@ def layout(state, lang):
             ),
         ]
     )
-
-
-clientside_callback(
-    ClientsideFunction("gelu_lab", "preset"),
-    Output("definition-x", "value"),
-    Input({"type": "definition-preset", "value": ALL}, "n_clicks"),
-    prevent_initial_call=True,
-)
-
-clientside_callback(  # moves the shaded area, markers and label in the drawn figure
-    ClientsideFunction("gelu_lab", "definition_x"),
-    [Output(r, "children") for r in READOUTS],
-    Input("definition-x", "value"),
-    Input("definition-x", "drag_value"),
-    State("definition-table", "data"),
-    prevent_initial_call=True,
-)
-
-
-@callback(
-    Output("definition-bernoulli", "figure"),
-    [Output(f"definition-b{k}", "children") for k in ("mean", "gelu", "gap", "drop", "dropexp")],
-    Output("definition-msg", "children"),
-    Input("definition-x", "value"),
-    Input("definition-n", "value"),
-    Input("definition-seed", "value"),
-    State("lang", "data"),
-    prevent_initial_call=True,
-)
-def _bernoulli(x, n, seed, lang):
-    vals, msg = inputs([(X, x), (N, n), (SEED, seed)], lang)
-    if vals is None:
-        return (no_update,) * 6 + (msg,)
-    fig, out = bernoulli(*vals, _t(lang))
-    return (fig, *out, msg)

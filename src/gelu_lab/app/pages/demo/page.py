@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from dash import Input, Output, State, callback, dcc, html, no_update
+from dash import dcc, html
 
 from ....analysis import demo_table as T
 from ....figures import demo as figs
@@ -24,7 +24,7 @@ from ... import content
 from ...components import full, graph, md, message, section, values_table
 from . import view as parts
 from ...custom_box import TextParam
-from ...state import Param, inputs
+from ...state import Param
 
 MAX_VALUES = 100  # rows a page can show; `gelu-lab table` takes up to 10000
 MAX_CHARS = 2000  # the longest x list a URL keeps (TextParam's cap)
@@ -154,41 +154,3 @@ def layout(state, lang):
             ),
         ]
     )
-
-
-@callback(
-    Output("demo-table", "children"),
-    Output("demo-fig", "figure"),
-    Output("demo-snippet", "children"),
-    Output("demo-cli", "children"),
-    Output("demo-msg", "children"),
-    Input("demo-x", "value"),
-    Input("demo-dtype", "value"),
-    State("lang", "data"),
-    prevent_initial_call=True,
-)
-def _update(text, dtype, lang):
-    vals, msg = inputs([(DTYPE, dtype)], lang)
-    t = content.text(lang if lang in content.LANGS else content.DEFAULT_LANG, "demo")
-    xs, note = read_x(text)
-    if xs is None:  # refused: the table stays as it was, the message says why
-        return (no_update,) * 4 + (_say(t, note),)
-    table, fig, code, cli, inf_note = view(xs, vals[0], t)
-    return table, fig, code, cli, " ".join(s for s in (msg, inf_note) if s)
-
-
-@callback(
-    Output("demo-csv", "data"),
-    Output("demo-msg", "children", allow_duplicate=True),
-    Input("demo-csv-go", "n_clicks"),
-    State("demo-x", "value"),
-    State("demo-dtype", "value"),
-    State("lang", "data"),
-    prevent_initial_call=True,
-)
-def _csv(n, text, dtype, lang):
-    t = content.text(lang if lang in content.LANGS else content.DEFAULT_LANG, "demo")
-    xs, note = read_x(text)
-    if not n or xs is None or dtype not in DTYPE.choices:
-        return no_update, (_say(t, note) if xs is None else no_update)
-    return dcc.send_string(csv_text(xs, dtype), f"gelu-table-{dtype}.csv"), no_update

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 import plotly.graph_objects as go
-from dash import Input, Output, State, callback, html, no_update
+from dash import html
 
 from .... import activations
 from ....figures import ffn as figs
@@ -24,7 +24,7 @@ from ....results.store import default_path
 from ... import content, job_box
 from . import block as ffn_block, paper as ffn_paper
 from . import decision, view
-from ...components import dropdown, graph, md, more, prose, section, values_table
+from ...components import dropdown, graph, md, more, section, values_table
 
 ACT, SIGMA = ffn_block.ACT, ffn_block.SIGMA
 LIVE = True  # the layout shows the training job's progress and the runs store: the shell renders it anew for every load
@@ -156,33 +156,3 @@ def layout(state, lang):
             html.Div(unfinished(lang, t), id="ffn-unfinished"),
             id="ffn-more-run", open=job_box.running(RUN.name))),  # a running job stays in view
     ])
-
-
-@callback(
-    *(Output(f"ffn-{k}", "figure") for k in FIGS),
-    *(Output(f"ffn-{k}", "children") for k in ("table", "verdict", "prov", "explain")),
-    Input("ffn-group", "value"),
-    Input("ffn-metric", "value"),
-    Input(job_box.seen(RUN.name), "data"),  # a finished job: redraw with its run
-    State("lang", "data"),
-    prevent_initial_call=True,
-)
-def _results(group, metric, _seen, lang):
-    metric = metric if metric in data.UNIT_METRICS else "dead"
-    res = results(group, lang, content.text(lang, "ffn"), metric)
-    if res is None:
-        return (no_update,) * 8
-    return res["loss"], res["gap"], res["units"], res["grad"], res["table"], res["verdict"], res["prov"], prose(res["explain"])
-
-
-@callback(Output("ffn-group", "options"), Output("ffn-unfinished", "children"),
-          Input(job_box.seen(RUN.name), "data"), State("lang", "data"), prevent_initial_call=True)
-def _runs_changed(_seen, lang):
-    """The job started, ended or stopped: its run may be a new experiment, or an unfinished one."""
-    t = content.text(lang, "ffn")
-    return group_options(data.pool()[0], t), unfinished(lang, t)
-
-
-@callback(Output(job_box.args(RUN.name), "data"), *(Input(f"ffn-run-{k}", "value") for k in RUN_DEFAULT), prevent_initial_call=True)
-def _run_args(*values):
-    return dict(zip(RUN_DEFAULT, values))

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import functools
 
-from dash import Input, Output, State, callback, html, no_update
+from dash import html
 
 from .... import activations
 from ....analysis import gradflow, theory
 from ....figures import gradients as figs
 from ... import content
 from ...components import fmt, graph, md, message, readout, readouts, section, sig, slider
-from ...state import Param, inputs
+from ...state import Param
 
 DEPTH = Param("depth", 12, 1, gradflow.MAX_DEPTH, 1, integer=True)
 PARAMS = [DEPTH]
@@ -103,19 +103,3 @@ def layout(state, lang):
             ),
         ]
     )
-
-
-@callback(
-    Output("gradients-flow", "figure"),
-    [Output(i, "children") for i in _flow_ids()],
-    Output("gradients-msg", "children"),
-    Input("gradients-depth", "value"),
-    State("lang", "data"),
-    prevent_initial_call=True,
-)
-def _flow(depth, lang):
-    vals, msg = inputs([(DEPTH, depth)], lang)
-    if vals is None:
-        return (no_update,) * (1 + len(_flow_ids())) + (msg,)
-    fig, out = flow(vals[0], lang)
-    return (fig, *out, msg)

@@ -9,7 +9,7 @@ per dtype; throughput against the memory roofline; the reader's own activation. 
 
 from __future__ import annotations
 
-from dash import Input, Output, State, callback, dcc, html, no_update
+from dash import dcc, html
 
 from .... import numerics as nm
 from ....analysis import accuracy as acc
@@ -17,7 +17,7 @@ from ....analysis import fits
 from ....analysis import implementation as data
 from ... import content, custom_box, framework_table, job_box, source_code
 from . import view as parts
-from ...components import dropdown, graph, md, message, more, number, prose, radio, readout, readouts, section, slider
+from ...components import dropdown, graph, md, message, more, number, radio, readout, readouts, section, slider
 from ...state import Param, inputs
 
 LO = Param("lo", -4.0, -50.0, 50.0)
@@ -130,57 +130,3 @@ def layout(state, lang):
         section(more(t["custom.summary"], custom_box.box("implementation", state, lang), id="implementation-more-custom",
                      open=custom_box.asked(state))),  # a shared link to a formula shows it
     ])
-
-
-@callback(Output("implementation-errors", "figure"), [Output(i, "children") for i in ERROR_IDS],
-          Output("implementation-constants", "figure"), [Output(i, "children") for i in CONST_IDS], Output("implementation-msg", "children"),
-          *(Input(f"implementation-{n}", "value") for n in ("lo", "hi", "scale", "log", "c", "k", "beta")),
-          State("lang", "data"), prevent_initial_call=True)
-def _update(lo, hi, scale, log, c, k, beta, lang):
-    t = content.text(lang, "implementation")
-    iv, msg = interval(lo, hi, lang)
-    vals, kmsg = inputs([(SCALE, scale), (LOG, log), (C, c), (K, k), (BETA, beta)], lang)
-    msg = " ".join(m for m in (msg, kmsg) if m)
-    if iv is None or vals is None:
-        return (no_update,) * (2 + len(ERROR_IDS) + len(CONST_IDS)) + (msg,)
-    scale, log, c, k, beta = vals
-    efig, evals = parts.error_view(*iv, scale, log, lang, t)
-    kfig, kvals = parts.constants_view(c, k, beta, *iv, lang, t)
-    return (efig, *evals, kfig, *kvals, msg)
-
-
-@callback(Output("implementation-fit", "children"), *(Output(f"implementation-{n}", "value") for n in ("c", "k", "beta")),
-          Input("implementation-fit-go", "n_clicks"), *(State(f"implementation-{n}", "value") for n in ("lo", "hi", "norm")),
-          State("lang", "data"), prevent_initial_call=True)
-def _fit_click(_n, lo, hi, norm, lang):
-    t = content.text(lang, "implementation")
-    iv, msg = interval(lo, hi, lang)
-    if iv is None:
-        return (msg,) + (no_update,) * 3
-    table, fitted = parts.fit_table(*iv, norm if norm in fits.NORMS else NORM.default, t)
-    # the sliders move to the fitted constants (on their grid), so the live readouts show them
-    return table, C.coerce(fitted["tanh"]["c"])[0], nm.SQRT_2_OVER_PI, BETA.coerce(fitted["sigmoid"]["beta"])[0]
-
-
-@callback(Output("implementation-prec", "children"), Output("implementation-ulp", "figure"), Output("implementation-prec-note", "children"),
-          *(Input(f"implementation-{n}", "value") for n in ("dtype", "lo", "hi")),
-          Input(job_box.seen(ACC.name), "data"),  # a finished float32 job: read its result
-          State("lang", "data"), prevent_initial_call=True)
-def _precision(dtype, lo, hi, _seen, lang):
-    dtype = dtype if dtype in acc.DTYPES else DTYPE.default
-    iv, _ = interval(lo, hi, lang)  # a bad interval is reported by the error-curve callback
-    if iv is None:
-        return no_update, no_update, no_update
-    return parts.precision_view(dtype, *iv, lang, content.text(lang, "implementation"))
-
-
-@callback(Output("implementation-cost", "figure"), Output("implementation-cost-text", "children"),
-          Input(job_box.seen(BENCH.name), "data"), State("lang", "data"), prevent_initial_call=True)
-def _cost(_seen, lang):
-    fig, text = parts.cost_view(lang, content.text(lang, "implementation"))
-    return fig, prose(text)
-
-
-@callback(Output(job_box.args(ACC.name), "data"), Input("implementation-acc-impl", "value"), prevent_initial_call=True)
-def _acc_impl(impl):
-    return {"impl": impl}

@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-from dash import ClientsideFunction, Input, Output, State, callback, clientside_callback, dcc, html, no_update
+from dash import dcc, html
 
 from .... import activations
 from ....analysis import theory
 from ....figures import curves
 from ... import architecture_table, content, registry
 from ...components import fmt, graph, md, message, number, section
-from ...state import Param, href, inputs
+from ...state import Param, href
 
 SHOW = Param("show", ["gelu", "relu", "sigmoid"], choices=tuple(activations.names()), multi=True)
 X = Param("x", 1.0, -10.0, 10.0)
@@ -71,28 +71,3 @@ def layout(state, lang):
             section(html.H2(t["used.h"]), md(t["used.text"]), architecture_table.table(lang)),
         ]
     )
-
-
-clientside_callback(
-    ClientsideFunction("gelu_lab", "visible"),
-    [Output("overview-curves", "figure"), *[Output(f"{ROW}{n}", "hidden") for n in activations.names()]],
-    Input("overview-show", "value"),
-    State("overview-curves", "figure"),
-    State("overview-style", "data"),
-    prevent_initial_call=True,
-)
-
-
-@callback(
-    Output("overview-values", "children"),
-    Output("overview-msg", "children"),
-    Input("overview-x", "value"),
-    State("overview-show", "value"),
-    State("lang", "data"),
-    prevent_initial_call=True,
-)
-def _values(x, show, lang):
-    vals, msg = inputs([(X, x), (SHOW, show or [])], lang)
-    if vals is None:
-        return no_update, msg
-    return values_table(vals[0], vals[1], lang, content.text(lang, "overview")), msg

@@ -10,7 +10,7 @@ tests/test_playground.py.
 
 from __future__ import annotations
 
-from dash import ClientsideFunction, Input, Output, State, callback, clientside_callback, dcc, html, no_update
+from dash import dcc, html
 
 from .... import activations
 from ....analysis import playground as pg
@@ -19,7 +19,7 @@ from ....figures import palette
 from ....figures import playground as figs
 from ... import content
 from ...components import dropdown, graph, md, message, more, number, radio, section, sig, slider
-from ...state import Param, inputs
+from ...state import Param
 
 DATASET = Param("dataset", "circle", choices=pg.DATASETS)
 NOISE = Param("noise", 10, 0, 50, 5, integer=True)
@@ -149,41 +149,3 @@ def layout(state, lang):
         dcc.Store(id="playground-run"),
         dcc.Store(id="playground-wseed-hi", data=WSEED.hi),
     ])
-
-
-clientside_callback(  # a new run in the script whenever the checked settings change (and when the page is drawn)
-    ClientsideFunction("gelu_playground", "configure"),
-    Output("playground-run", "data"),
-    Input("playground-config", "data"),
-    State("playground-words", "data"),
-)
-
-clientside_callback(  # "new weights": the next weight seed; the URL and the settings follow
-    ClientsideFunction("gelu_playground", "reseed"),
-    Output("playground-wseed", "value"),
-    Input("playground-new", "n_clicks"),
-    State("playground-wseed", "value"),
-    State("playground-wseed-hi", "data"),
-    prevent_initial_call=True,
-)
-
-
-@callback(
-    Output("playground-config", "data"),
-    Output("playground-msg", "children"),
-    Output("playground-head-a", "children"),
-    Output("playground-head-b", "children"),
-    [Input(f"playground-{p.name}", "value") for p in PARAMS],
-    State("lang", "data"),
-    prevent_initial_call=True,
-)
-def _settings(*args):
-    *raw, lang = args
-    vals, msg = inputs(list(zip(PARAMS, raw)), lang)
-    if vals is None:
-        return no_update, msg, no_update, no_update
-    lang = lang if lang in content.LANGS else content.DEFAULT_LANG
-    t = content.text(lang, "playground")
-    cfg, empty = config(dict(zip((p.name for p in PARAMS), vals)))
-    msg = " ".join(m for m in (msg, t["msg.features"] if empty else "") if m)
-    return cfg, msg, _title("A", cfg["act_a"], lang, t), _title("B", cfg["act_b"], lang, t)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from dash import ClientsideFunction, Input, Output, State, callback, clientside_callback, dcc, html, no_update
+from dash import dcc, html
 
 from .... import activations
 from ....analysis import theory
@@ -13,7 +13,7 @@ from ....figures import span
 from ....printing import pct
 from ... import content
 from ...components import family_table, fmt, graph, md, message, readout, readouts, section, sig, slider
-from ...state import Param, inputs
+from ...state import Param
 
 S = Param("s", 2.0, 0.5, 20.0, 0.5)
 MU = Param("mu", 0.0, -3.0, 3.0, 0.1)
@@ -87,31 +87,3 @@ def layout(state, lang):
             ),
         ]
     )
-
-
-clientside_callback(  # moves the curve in the drawn figure
-    ClientsideFunction("gelu_lab", "relu_s"),
-    [Output(r, "children") for r in READOUTS],
-    Input("relu-s", "value"),
-    Input("relu-s", "drag_value"),
-    State("relu-table", "data"),
-    prevent_initial_call=True,
-)
-
-
-@callback(
-    Output("relu-dead", "figure"),
-    Output("relu-rdead", "children"),
-    Output("relu-gdead", "children"),
-    Output("relu-msg", "children"),
-    Input("relu-mu", "value"),
-    Input("relu-sigma", "value"),
-    State("lang", "data"),
-    prevent_initial_call=True,
-)
-def _dead(mu, sigma, lang):
-    vals, msg = inputs([(MU, mu), (SIGMA, sigma)], lang)
-    if vals is None:
-        return no_update, no_update, no_update, msg
-    fig, shares = dead(*vals, content.text(lang, "relu"))
-    return fig, shares[0], shares[1], msg

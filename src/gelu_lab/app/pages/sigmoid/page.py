@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from dash import ALL, ClientsideFunction, Input, Output, State, clientside_callback, dcc, html
+from dash import dcc, html
 
 from .... import activations
 from .... import numerics as nm
@@ -101,20 +101,3 @@ def layout(state, lang):
             section(html.H2(t["sq.h"]), md(t["sq.text"]), graph("sigmoid-squash", sq)),
         ]
     )
-
-
-clientside_callback(
-    ClientsideFunction("gelu_lab", "preset"),
-    Output("sigmoid-beta", "value"),
-    Input({"type": "sigmoid-preset", "value": ALL}, "n_clicks"),
-    prevent_initial_call=True,
-)
-
-clientside_callback(  # moves the curve in the drawn figure
-    ClientsideFunction("gelu_lab", "sigmoid_beta"),
-    [Output(r, "children") for r in READOUTS],
-    Input("sigmoid-beta", "value"),
-    Input("sigmoid-beta", "drag_value"),
-    State("sigmoid-table", "data"),
-    prevent_initial_call=True,
-)
