@@ -2,8 +2,9 @@
 
 The layers contract itself is in pyproject.toml ([tool.importlinter]); `lint-imports`
 checks it (make test runs it too). Here also: no cycle among gelu_lab's modules at
-all (within a layer too, function-level imports included), and every page module is
-layout and callbacks only, at most 250 lines.
+all (within a layer too, function-level imports included), every page a folder
+(app/pages/<page>/: page.py, callbacks.py, view.py, ...) of modules at most 250 lines
+each, and figures/ pure.
 """
 
 from __future__ import annotations
