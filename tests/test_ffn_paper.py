@@ -83,7 +83,7 @@ def test_gated_block_takes_either_sign_and_the_counts_match():
 
 @pytest.mark.parametrize("lang", content.LANGS)
 def test_the_story_s_gated_step_quotes_the_counts_and_our_intervals(lang):
-    from gelu_lab.app.pages.story import page as story
+    from gelu_lab.app.pages.story import view as story
     from gelu_lab.nn import variants
 
     t = content.text(lang, "story")

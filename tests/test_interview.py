@@ -280,7 +280,7 @@ def test_quiz_state_from_click_times():
 
 
 def test_content_has_every_question_in_both_languages():
-    from gelu_lab.app.pages.interview.page import _ours, _said
+    from gelu_lab.app.pages.interview.view import _ours, _said
 
     en, zh = content.text("en", "interview"), content.text("zh", "interview")
     assert set(en) == set(zh)
@@ -373,7 +373,7 @@ def test_why_swiglu_quotes_the_paper_record_and_our_experiment_or_says_it_has_no
     """The gated answer's numbers: Shazeer's from analysis.glu_paper.PAPER, ours from the shipped
     experiment's paired gaps (nan and the 'none' sentence when the shipped set has no gated runs)."""
     from gelu_lab.analysis import glu_paper, interview_models
-    from gelu_lab.app.pages.interview.page import _ours
+    from gelu_lab.app.pages.interview.view import _ours
 
     v = interview_models.gated()
     assert v["paper_swiglu"] == glu_paper.PAPER["log_ppl"]["swiglu"][0] == 1.944 and v["paper_steps_long"] == 524288

@@ -6,7 +6,7 @@ from dash import Input, Output, State, callback, no_update
 
 from ....nn import probe_view as data
 from ... import content
-from .page import METRICS, _names, drift, sentence_view
+from .view import METRICS, _names, drift, sentence_view
 
 
 @callback(Output("bert-drift", "figure"), Input("bert-metric", "value"), State("lang", "data"), prevent_initial_call=True)

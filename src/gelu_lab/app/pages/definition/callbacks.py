@@ -5,7 +5,8 @@ from __future__ import annotations
 from dash import ALL, ClientsideFunction, Input, Output, State, callback, clientside_callback, no_update
 
 from ...state import inputs
-from .page import N, READOUTS, SEED, X, _t, bernoulli
+from .page import N, SEED, X
+from .view import READOUTS, _t, bernoulli
 
 
 clientside_callback(

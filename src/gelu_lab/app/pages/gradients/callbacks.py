@@ -5,7 +5,8 @@ from __future__ import annotations
 from dash import Input, Output, State, callback, no_update
 
 from ...state import inputs
-from .page import DEPTH, _flow_ids, flow
+from .page import DEPTH
+from .view import _flow_ids, flow
 
 
 @callback(

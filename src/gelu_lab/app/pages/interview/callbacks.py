@@ -7,7 +7,7 @@ from dash import ALL, ClientsideFunction, Input, MATCH, Output, State, callback,
 from .... import extras
 from ....analysis import interview as iv
 from ... import content
-from .page import _t, result_table
+from .view import _t, result_table
 
 
 clientside_callback(

@@ -7,7 +7,8 @@ from dash import ClientsideFunction, Input, Output, State, callback, clientside_
 from .... import activations
 from ... import content
 from ...state import inputs
-from .page import ROW, SHOW, X, values_table
+from .page import SHOW, X
+from .view import ROW, values_table
 
 
 clientside_callback(

@@ -6,7 +6,8 @@ from dash import ClientsideFunction, Input, Output, State, callback, clientside_
 
 from ... import content
 from ...state import inputs
-from .page import PARAMS, _title, config
+from .page import PARAMS
+from .view import _title, config
 
 
 clientside_callback(  # a new run in the script whenever the checked settings change (and when the page is drawn)

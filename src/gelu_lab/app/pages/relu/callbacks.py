@@ -6,7 +6,8 @@ from dash import ClientsideFunction, Input, Output, State, callback, clientside_
 
 from ... import content
 from ...state import inputs
-from .page import MU, READOUTS, SIGMA, dead
+from .page import MU, SIGMA
+from .view import READOUTS, dead
 
 
 clientside_callback(  # moves the curve in the drawn figure

@@ -10,18 +10,15 @@ from .... import activations
 from ....analysis import theory
 from ....figures import relu as figs
 from ....figures import span
-from ....printing import pct
 from ... import content
 from ...components import family_table, fmt, graph, md, message, readout, readouts, section, sig, slider
 from ...state import Param
+from .view import FAR, READOUTS, XS, dead
 
 S = Param("s", 2.0, 0.5, 20.0, 0.5)
 MU = Param("mu", 0.0, -3.0, 3.0, 0.1)
 SIGMA = Param("sigma", 1.0, 0.1, 3.0, 0.1)
 PARAMS = [S, MU, SIGMA]
-XS = theory.grid(-3.0, 3.0, 0.025)
-READOUTS = ("relu-rs", "relu-rgap")  # what the s slider moves
-FAR = 5.0  # where the limits are shown: GELU(5) - 5 and GELU(-5)
 
 
 @functools.cache
@@ -32,12 +29,6 @@ def _table(lang):
     fam = theory.scale_family(scales, XS)
     names = [content.fill(t["fig.scaled"], s=f"{s:g}") for s in scales]
     return family_table(S, figs.SCALED, fam["y"], names, [fmt(g) for g in fam["gap"]], READOUTS), fam
-
-
-def dead(mu, sigma, t):
-    d = theory.dead_units(mu, sigma)
-    labels = {k: t[f"dead.{k}"] for k in ("title", "relu", "gelu", "grad", "count")}
-    return figs.dead_unit_figure(d["relu_grad"], d["gelu_grad"], labels), [pct(d["relu_zero"]), pct(d["gelu_zero"])]
 
 
 def layout(state, lang):

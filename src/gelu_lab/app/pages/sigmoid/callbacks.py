@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dash import ALL, ClientsideFunction, Input, Output, State, clientside_callback
 
-from .page import READOUTS
+from .view import READOUTS
 
 
 clientside_callback(
