@@ -63,6 +63,19 @@ def errors_on(a: float, b: float, scale: str = "abs") -> dict:
 # --- constants ------------------------------------------------------------------------
 
 
+def error_maxima(a: float, b: float) -> dict:
+    """Per form of FORMS on [a, b]: {"max" (the largest absolute error, None without one), "at"
+    (where each located absolute maximum is), "rel" (the largest relative error, None when
+    not finite), "rel_at" (where)}: the maxima errors_on locates, from its one cached computation."""
+    ab, rel = errors_on(a, b, "abs")["maxima"], errors_on(a, b, "rel")["maxima"]
+    out = {}
+    for f in FORMS:
+        r = rel[f][0] if rel[f] else None
+        out[f] = {"max": max((e for _, e in ab[f]), default=None), "at": [x for x, _ in ab[f]],
+                  "rel": r[1] if r else None, "rel_at": r[0] if r else None}
+    return out
+
+
 def constants_on(c: float, k: float, beta: float, a: float, b: float) -> dict:
     """The tanh form with constants (c, k) and the sigmoid form with beta, against the
     classic constants, on [a, b]: {form: {"params", "x", "error", "classic_error", "at",
@@ -189,6 +202,19 @@ def stored_bench():
     shipped one, else None; read through gelu_lab.results.latest."""
     got = results.latest("bench")
     return None if got is None else (got.run, got.value["rows"], got.value["machine"])
+
+
+def tanh_speedups() -> list[dict]:
+    """The tanh form's throughput over erf's per backend, forward only, at the size and threads
+    of :func:`cost`: [{"backend", "ratio"}]; [] without a bench run."""
+    from . import bench
+
+    d = cost()
+    if d is None:
+        return []
+    rows = [r for r in bench.tanh_vs_erf(stored_bench()[1])
+            if r["n"] == d["n"] and r["threads"] == d["threads"] and r["num"].count(":") == 1]  # "torch:tanh": forward only
+    return [{"backend": r["num"].split(":")[0], "ratio": r["ratio"]} for r in rows]
 
 
 def cost() -> dict | None:

@@ -172,7 +172,7 @@ def decision(runs: list[dict]) -> dict | None:
     points = trend(e)
     words = {fc: trend_word([p for p in points if p["fc"] == fc]) for fc in dict.fromkeys(p["fc"] for p in points)}
     return {"exp": e, "main": main, "relu": S.pair_of(main, "relu"), "pairs": main["paired"], "trend": points, "trend_words": words,
-            "sweep": e["sweep"], "lr": e["lr"], "c": main["runs"][0]["config"]}
+            "sweep": e["sweep"], "rates": sorted({r for v in e["sweep"].values() for r in v}), "lr": e["lr"], "c": main["runs"][0]["config"]}
 
 
 def run_time(preset: str = "quick") -> dict:

@@ -66,9 +66,8 @@ def lr_block(d: dict, t: dict, lang: str) -> list:
     """Each swept variant's rates with its chosen one, and whether every choice is bracketed
     (stats.runsets.bracket: a worse rate on both sides)."""
     name = _names(lang)
-    rates = sorted({r for v in d["sweep"].values() for r in v})
     chosen = content.join((f"{name(a)} {r:g}" for a, r in d["lr"].items()), lang)
-    text = content.fill(t["lr.text"], rates=content.join((f"{r:g}" for r in rates), lang), chosen=chosen)
+    text = content.fill(t["lr.text"], rates=content.join((f"{r:g}" for r in d["rates"]), lang), chosen=chosen)
     edge = [a for a, b in d["exp"]["bracket"].items() if not b["bracketed"]]
     text += " " + (content.fill(t["lr.edge"], acts=content.join((name(a) for a in edge), lang)) if edge else t["lr.bracketed"])
     fig = figs.lr_figure(d["sweep"], d["lr"], {a: name(a) for a in d["sweep"]},

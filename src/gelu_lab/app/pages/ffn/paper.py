@@ -47,16 +47,14 @@ def table(s: dict | None, lang: str, t: dict):
     """Every variant of the paper, in its order: our mean, rank and gap to GELU (95 % interval), the paper's."""
     ours = (s or {}).get("ours", {})
     rank_ours = {a: i for i, a in enumerate((s or {}).get("order_ours", []), 1)}
-    lp = glu_paper.PAPER["log_ppl"]
-    rank_paper = {a: i for i, a in enumerate(sorted(lp, key=lambda a: lp[a][0]), 1)}
     rows = []
-    for a, (short, long) in lp.items():
-        o = ours.get(a)
+    for p in glu_paper.paper_table():
+        a, o = p["variant"], ours.get(p["variant"])
         rows.append(html.Tr([html.Td(content.label(a, lang)),
                              html.Td(f"{fixed(o['mean'], 3)} ({o['n']})" if o else NONE), html.Td(str(rank_ours.get(a, NONE))),
                              html.Td(_ours_gap(o["gap"]) if o and o["gap"] else NONE),
-                             html.Td(fixed(short, 3)), html.Td(str(rank_paper[a])), html.Td(fixed(short - lp["gelu"][0], 3)),
-                             html.Td(fixed(long, 3)), html.Td(fixed(long - lp["gelu"][1], 3))]))
+                             html.Td(fixed(p["short"], 3)), html.Td(str(p["rank"])), html.Td(fixed(p["gap_short"], 3)),
+                             html.Td(fixed(p["long"], 3)), html.Td(fixed(p["gap_long"], 3))]))
     head = [t[f"paper.col.{k}"] for k in ("variant", "ours", "rank", "ours_gap", "short", "rank", "short_gap", "long", "long_gap")]
     return values_table(head, rows, id="ffn-paper-el")
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dash import html
 
-from ....analysis import bench, forms, frameworks
+from ....analysis import forms, frameworks
 from ....analysis import implementation as data
 from ....figures import implementation as figs
-from ... import content
 from ....printing import pct
+from ... import content
 from ...components import full, sig, superscript, values_table
 
 FORMS, IMPLS = data.FORMS, data.IMPLS
@@ -25,12 +25,10 @@ def _at(xs) -> str:
 def error_numbers(a, b) -> list:
     """Per form: max |error| (full value on hover), where, max relative error, where: the
     maxima errors_on located (abs and rel), not its printed readouts."""
-    ab, rel = data.errors_on(a, b, "abs")["maxima"], data.errors_on(a, b, "rel")["maxima"]  # one cached computation
     out = []
-    for f in FORMS:
-        m = max((e for _, e in ab[f]), default=None)
-        r = rel[f][0] if rel[f] else None
-        out += [full(m) if m is not None else "—", _at(x for x, _ in ab[f]), full(r[1]) if r else "—", sig(r[0]) if r else "—"]
+    for f, m in data.error_maxima(a, b).items():
+        out += [full(m["max"]) if m["max"] is not None else "—", _at(m["at"]), full(m["rel"]) if m["rel"] is not None else "—",
+                sig(m["rel_at"]) if m["rel"] is not None else "—"]
     return out
 
 
@@ -109,12 +107,8 @@ def precision_view(dtype, a, b, lang, t, cols=("max", "wrong", "flush", "zsign",
 def speed(t, lang) -> str:
     """The tanh form's speed over erf's per backend, forward, at the size and threads the cost
     chart shows, as words ("—" with no bench run)."""
-    d = data.cost()
-    if d is None:
-        return "—"
-    rows = [r for r in bench.tanh_vs_erf(data.stored_bench()[1])
-            if r["n"] == d["n"] and r["threads"] == d["threads"] and r["num"].count(":") == 1]  # "torch:tanh": forward only
-    return content.join((content.fill(t["speed.item"], backend=t["backend." + r["num"].split(":")[0]], ratio=sig(r["ratio"], 3)) for r in rows), lang) or "—"
+    rows = data.tanh_speedups()
+    return content.join((content.fill(t["speed.item"], backend=t["backend." + r["backend"]], ratio=sig(r["ratio"], 3)) for r in rows), lang) or "—"
 
 
 def threads(n, t) -> str:
