@@ -8,7 +8,7 @@ Numbers from :func:`gelu_lab.nn.ffn_view.live` and :func:`gelu_lab.nn.ffn_view.p
 
 from __future__ import annotations
 
-from dash import Input, Output, State, callback, html, no_update
+from dash import html
 
 from .... import activations
 from ....figures import ffn as figs
@@ -17,7 +17,7 @@ from ....nn import variants
 from ....printing import pct, sig
 from ... import content
 from ...components import dropdown, graph, md, message, readout, readouts, slider, values_table
-from ...state import Param, inputs
+from ...state import Param
 from . import view
 
 VARIANTS = (*activations.names(), *variants.GATED)  # the activations the pages show, then the gated FFNs
@@ -64,21 +64,3 @@ def section_children(state: dict, lang: str, t: dict, width: int) -> list:
         graph("ffn-w2in", w2in),
         *param_table(width, lang, t),
     ]
-
-
-@callback(
-    Output("ffn-block", "figure"),
-    Output("ffn-w2in", "figure"),
-    *(Output(f"ffn-r-{k}", "children") for k in READOUTS),
-    Output("ffn-msg", "children"),
-    Input("ffn-act", "value"),
-    Input("ffn-sigma", "value"),
-    State("lang", "data"),
-    prevent_initial_call=True,
-)
-def _live(act, sigma, lang):
-    vals, msg = inputs([(ACT, act), (SIGMA, sigma)], lang)
-    if vals is None:
-        return (no_update,) * (2 + len(READOUTS)) + (msg,)
-    block, w2in, r = live(*vals, lang, content.text(lang, "ffn"))
-    return (block, w2in, *r, msg)

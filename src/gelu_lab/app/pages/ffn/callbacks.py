@@ -7,6 +7,8 @@ from dash import Input, Output, State, callback, no_update
 from ....nn import ffn_view as data
 from ... import content, job_box
 from ...components import prose
+from ...state import inputs
+from .block import ACT, READOUTS, SIGMA, live
 from .page import FIGS, RUN, RUN_DEFAULT, group_options, results, unfinished
 
 
@@ -38,3 +40,21 @@ def _runs_changed(_seen, lang):
 @callback(Output(job_box.args(RUN.name), "data"), *(Input(f"ffn-run-{k}", "value") for k in RUN_DEFAULT), prevent_initial_call=True)
 def _run_args(*values):
     return dict(zip(RUN_DEFAULT, values))
+
+
+@callback(
+    Output("ffn-block", "figure"),
+    Output("ffn-w2in", "figure"),
+    *(Output(f"ffn-r-{k}", "children") for k in READOUTS),
+    Output("ffn-msg", "children"),
+    Input("ffn-act", "value"),
+    Input("ffn-sigma", "value"),
+    State("lang", "data"),
+    prevent_initial_call=True,
+)
+def _live(act, sigma, lang):
+    vals, msg = inputs([(ACT, act), (SIGMA, sigma)], lang)
+    if vals is None:
+        return (no_update,) * (2 + len(READOUTS)) + (msg,)
+    block, w2in, r = live(*vals, lang, content.text(lang, "ffn"))
+    return (block, w2in, *r, msg)
