@@ -221,7 +221,7 @@ def test_the_page_fits_a_1366_px_window(page, app_url):
 
 
 def test_the_verdict_under_the_table_names_activations_in_words():
-    """The sentence under the results table says what gelu_lab.nn.runs.verdict says (the CLI's),
+    """The sentence under the results table says what gelu_lab.commands.run_words.verdict says (the CLI's),
     with the activations as the page calls them, not their registry names."""
     from gelu_lab.app.pages.ffn import decision as ffn_decision
     from gelu_lab.commands import run_words as W

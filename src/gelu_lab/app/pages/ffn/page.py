@@ -1,5 +1,5 @@
-"""Transformer FFN: the block live (ungated or gated, pages.ffn_block) and the experiment that
-decides first, beside Shazeer 2020 (pages.ffn_paper); the training runs per FFN variant, with the hidden-unit statistics, gradient norms, provenance and a run control folded
+"""Transformer FFN: the block live (ungated or gated, block.py) and the experiment that
+decides first, beside Shazeer 2020 (paper.py); the training runs per FFN variant, with the hidden-unit statistics, gradient norms, provenance and a run control folded
 behind "more detail" (components.more).
 
 The numbers come from :mod:`gelu_lab.nn.ffn_view`: the runs of the reader's runs store

@@ -3,7 +3,7 @@ code, how far apart they are in steps of each float format (the "three translato
 curves on the reader's interval, and which framework uses which form. Then, folded behind "more
 detail" (components.more): the constants on sliders, and fitted (``gelu-lab fit``); ULP precision
 per dtype; throughput against the memory roofline; the reader's own activation. The views:
-:mod:`.implementation_parts`; the float32 sweep and the bench run as background jobs
+:mod:`.view`; the float32 sweep and the bench run as background jobs
 (:mod:`gelu_lab.app.job_box`), never in a request.
 """
 
