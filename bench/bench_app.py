@@ -167,7 +167,10 @@ def server_side(n: int = 20) -> None:
     import plotly
 
     from gelu_lab.app import content, get_app
-    from gelu_lab.app.pages import definition, gradients, overview, relu
+    from gelu_lab.app.pages.definition import page as definition
+    from gelu_lab.app.pages.gradients import page as gradients
+    from gelu_lab.app.pages.overview import page as overview
+    from gelu_lab.app.pages.relu import page as relu
 
     get_app()
     jobs = {

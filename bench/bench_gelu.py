@@ -28,7 +28,7 @@ import sys
 
 import record
 from gelu_lab.analysis import bench
-from gelu_lab.results.printing import text_table
+from gelu_lab.printing import text_table
 
 CASES = ["copy", "gelu_lab:erf", "gelu_lab:erf:grad", "torch:erf", "torch:tanh", "torch:erf:grad", "torch:tanh:grad",
          "gelu_lab:erf:bfloat16", "torch:erf:bfloat16", "gelu_lab:erf:float16", "torch:erf:float16"]

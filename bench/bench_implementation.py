@@ -58,8 +58,8 @@ def main():
 def measure(args, figures):
     from gelu_lab.analysis import implementation as D
     from gelu_lab.app import content, state
-    from gelu_lab.app.pages import implementation as P
-    from gelu_lab.app.pages import implementation_parts as parts
+    from gelu_lab.app.pages.implementation import page as P
+    from gelu_lab.app.pages.implementation import view as parts
 
     def say(label, seconds, note=""):
         figures[f"{label}, s"] = round(seconds, 3)

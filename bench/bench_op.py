@@ -48,7 +48,7 @@ def main(argv=None) -> int:
 
 def measure(a, sizes) -> dict:
     from gelu_lab.analysis import bench
-    from gelu_lab.results.printing import text_table
+    from gelu_lab.printing import text_table
 
     m = bench.machine([a.threads])
     print(f"# {m['processor']}; ISA: {m['isa'] or '-'}; gelu_lab float32 kernel: {m['kernel']}; "

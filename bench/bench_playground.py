@@ -31,7 +31,7 @@ from app_browser import ARGS, CHROMIUM, serve_in_thread  # noqa: E402
 
 import record  # noqa: E402
 
-from gelu_lab.app.pages.playground import CELLS  # noqa: E402
+from gelu_lab.app.pages.playground.view import CELLS  # noqa: E402
 
 URL = "/playground?dataset=spiral&layers=2&units=8&act_a=gelu&act_b=relu&lang=en"
 

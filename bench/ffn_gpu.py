@@ -44,11 +44,11 @@ def _args(argv):
 
 
 def rates(tiny: bool) -> dict:
-    """{variant: learning rate} from the shipped experiment's sweep (results.runsets.experiments);
+    """{variant: learning rate} from the shipped experiment's sweep (stats.runsets.experiments);
     the variants it only lends a rate to, and the gated ones it lacks, take GELU's."""
     from gelu_lab import results
     from gelu_lab.nn import variants
-    from gelu_lab.results.runsets import experiments
+    from gelu_lab.stats.runsets import experiments
 
     got = results.latest("train", store=False)
     exps = experiments(got.value) if got else []
@@ -94,6 +94,7 @@ def main(argv=None) -> dict:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.join(ROOT, "src"), os.environ.get("PYTHONPATH", "")]), "OMP_NUM_THREADS": "1"}
     import torch
 
+    from gelu_lab.commands import run_words as W
     from gelu_lab.nn import runs as R
     from gelu_lab.nn.presets import PRESETS
     from gelu_lab.results.store import Store, provenance, train_runs
@@ -124,10 +125,10 @@ def main(argv=None) -> dict:
     doc = R.export_doc(runs, prov)
     with open(os.path.join(a.out, "ffn_gpu.json"), "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1)
-    for g in R.compare(runs):
+    for g in W.compare(runs):
         print(f"{g['label']}: {g['verdict']}")
         for p in g["paired"]:
-            print("  " + R.paired_line(p))
+            print("  " + W.paired_line(p))
     return doc
 
 

@@ -84,7 +84,7 @@ MUTANTS = [
     Mutant("tight-tier-overconfident", "src/gelu_lab/kernels.py", "TIGHT = Fit(2.8, 13, 9, 6e-12)", "TIGHT = Fit(2.8, 13, 9, 6e-15)",
            FLOAT32_TESTS, "the numba kernel's TIGHT tier claims 1000x the accuracy it has"),
     # --- the app's callbacks and the harness that watches them
-    Mutant("bernoulli-raises", "src/gelu_lab/app/pages/definition.py", "    fig, out = bernoulli(*vals, _t(lang))\n",
+    Mutant("bernoulli-raises", "src/gelu_lab/app/pages/definition/callbacks.py", "    fig, out = bernoulli(*vals, _t(lang))\n",
            '    raise RuntimeError("mutant")\n', ("tests/test_app_keyboard.py",),
            "issue 40's planted raising callback: /definition's Bernoulli readouts"),
     Mutant("check-ignores-server", "tests/app_browser.py",

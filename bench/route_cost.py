@@ -130,7 +130,7 @@ def main(argv=None) -> int:
 def measure(a, sizes) -> dict:
     from playwright.sync_api import sync_playwright
 
-    from gelu_lab.results.printing import text_table
+    from gelu_lab.printing import text_table
 
     base, server = serve_in_thread(bare_app().server if sizes else None)
     with sync_playwright() as pw:

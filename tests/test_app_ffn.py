@@ -89,7 +89,7 @@ def test_decision_opens_the_training_section(page, app_url):
     from scipy import stats
 
     from gelu_lab.app.components import typeset
-    from gelu_lab.app.pages.ffn_decision import nats
+    from gelu_lab.app.pages.ffn.decision import nats
 
     open_page(page, f"{app_url}/ffn?lang=en")
     cell, lr = main_cell(shipped())
@@ -221,24 +221,25 @@ def test_the_page_fits_a_1366_px_window(page, app_url):
 
 
 def test_the_verdict_under_the_table_names_activations_in_words():
-    """The sentence under the results table says what gelu_lab.nn.runs.verdict says (the CLI's),
+    """The sentence under the results table says what gelu_lab.commands.run_words.verdict says (the CLI's),
     with the activations as the page calls them, not their registry names."""
-    from gelu_lab.app.pages import ffn_decision
-    from gelu_lab.nn import runs as R
+    from gelu_lab.app.pages.ffn import decision as ffn_decision
+    from gelu_lab.commands import run_words as W
+    from gelu_lab.stats import runsets as S
 
     def run(act, seed, loss):
         return {"config": {"activation": act, "seed": seed}, "final": {"val_loss_full": loss}}
 
     # GELU and ReLU behind GELU-tanh in both seeds, but by differences too uneven for the paired interval to exclude 0
-    close = R.compare_group([run("gelu_tanh", 0, 1.80), run("gelu_tanh", 1, 1.81), run("gelu", 0, 1.805), run("gelu", 1, 1.8105),
+    close = S.compare_group([run("gelu_tanh", 0, 1.80), run("gelu_tanh", 1, 1.81), run("gelu", 0, 1.805), run("gelu", 1, 1.8105),
                              run("relu", 0, 1.806), run("relu", 1, 1.812), run("sigmoid", 0, 2.4), run("sigmoid", 1, 2.41)])
-    one = R.compare_group([run("relu", 0, 1.9), run("gelu", 0, 2.0)])
-    wins = R.compare_group([run("relu", 0, 1.9), run("relu", 1, 1.901), run("gelu", 0, 2.0), run("gelu", 1, 2.001)])
+    one = S.compare_group([run("relu", 0, 1.9), run("gelu", 0, 2.0)])
+    wins = S.compare_group([run("relu", 0, 1.9), run("relu", 1, 1.901), run("gelu", 0, 2.0), run("gelu", 1, 2.001)])
     zh, en = content.text("zh", "ffn"), content.text("en", "ffn")
     said = ffn_decision.rows_verdict(close, zh, "zh")
     assert said.startswith("损失最低的是 GELU（tanh 形式）") and "GELU（精确形式）、ReLU" in said and "Sigmoid" not in said  # ranked by mean: GELU 1.80775 < ReLU 1.809
     assert "每个种子上都领先" in said  # ahead of both in both seeds, paired
     assert not any(n in said for n in ("gelu_tanh", "gelu,", "relu"))
     for rows, cli in ((close, "within the seed-to-seed noise"), (one, "one seed"), (wins, "wins")):
-        assert cli in R.verdict(rows) and cli in ffn_decision.rows_verdict(rows, en, "en")
+        assert cli in W.verdict(rows) and cli in ffn_decision.rows_verdict(rows, en, "en")
     assert ffn_decision.rows_verdict([], zh, "zh") == ""

@@ -181,7 +181,7 @@ def wrong_in(dtype, impl, a, b) -> int:
 
 def test_precision_table_is_the_exhaustive_tally(page, app_url):
     from gelu_lab.analysis import accuracy as acc
-    from gelu_lab.app.pages import implementation as P
+    from gelu_lab.app.pages.implementation import page as P
 
     open_page(page, f"{app_url}/implementation?dtype=float16&lang=en")
     unfold(page, "implementation-more-prec")

@@ -15,6 +15,7 @@ from scipy import optimize, special
 
 from app_browser import app_url, browser, check_basics, context, open_page, tab, text_of, wait_text  # noqa: F401
 from gelu_lab.analysis import interview as iv
+from gelu_lab.app.pages.interview.view import show
 from gelu_lab.app import content
 
 pytestmark = pytest.mark.xdist_group("app")
@@ -93,12 +94,12 @@ def test_every_check_shows_the_computed_figures(tab, app_url):
         for s in q.quantities:
             shown = text_of(tab, f"interview-v-{s.key}")
             if s.key in quick:
-                assert shown == iv.show(quick[s.key], s.fmt), (qid, s.key)
+                assert shown == show(quick[s.key], s.fmt), (qid, s.key)
             else:
                 assert shown and shown != "—", (qid, s.key)
             assert text_of(tab, f"interview-s-{s.key}") == (s.stated if s.stated is not None else "—")
             if s.key in truth:  # the figure against the independent value, and the stated one against it too
-                assert shown == iv.show(truth[s.key], s.fmt), (s.key, shown, truth[s.key])
+                assert shown == show(truth[s.key], s.fmt), (s.key, shown, truth[s.key])
                 seen.add(s.key)
                 if s.stated is not None:
                     ok = truth[s.key] == s.stated if isinstance(truth[s.key], str) else (

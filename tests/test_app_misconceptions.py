@@ -9,10 +9,12 @@ import mpmath
 import pytest
 
 from app_browser import own_store, app_url, browser, check_basics, check_placed, context, open_page, page  # noqa: F401
+from gelu_lab.analysis import claim_figures
 from gelu_lab.analysis import claims as C
 from gelu_lab.app import content
-from gelu_lab.app.claim_words import case, words
+from gelu_lab.app.claim_words import words
 from gelu_lab.app.components import sig, typeset
+from gelu_lab.app.pages.misconceptions import view
 from gelu_lab.figures import misconceptions as figs
 
 pytestmark = [pytest.mark.xdist_group("app"), pytest.mark.usefixtures("own_store"), pytest.mark.mpmath_dps(40)]  # mpmath: see tests/conftest.py
@@ -92,7 +94,7 @@ def test_every_card_shows_the_verdict_check_returns(page, app_url):
 
 
 def test_a_training_claim_runs_its_training_and_is_checked_again(page, app_url, own_store, monkeypatch):
-    from gelu_lab.app.pages import misconceptions as M
+    from gelu_lab.app.pages.misconceptions import page as M
     from gelu_lab.results.store import Store
 
     monkeypatch.setattr(M, "RUN", {"preset": "tiny", "steps": 20, "fc_init_std": 0.02})  # seconds, not minutes
@@ -138,12 +140,15 @@ def test_card_figures_draw_what_they_are_given():
 
 
 def test_each_claim_draws_its_evidence():
-    t = {**content.text("en", "misconceptions"), "names": {n: content.label(n, "en") for n in figs.NAMED}}
+    """A claim's record names its drawing (analysis.claim_figures); the page's view puts the words in."""
+    t = content.text("en", "misconceptions")
+    draw = lambda cid, f: view.figure(C.drawing({"id": cid, "verdict": "true", "figures": f}), "en", t)  # noqa: E731
+    names = {n: content.label(n, "en") for n in claim_figures.QUICK}
     ratios = {"numpy:tanh / numpy:erf": 2.0, "torch:tanh:fwd+bwd / torch:erf:fwd+bwd": 0.5}
-    speed = figs.evidence_figure(BENCH, {"ratios": ratios, "threshold": 1.5}, {**t, "cases": {k: case(k, t) for k in ratios}})
+    speed = draw(BENCH, {"ratios": ratios, "threshold": 1.5})
     # a bar is named by its backend (and pass) in the page's words, as the page hands them; the axis says tanh / erf
     assert list(speed.data[0].x) == ["NumPy", content.fill(t["backend.pass"], name="PyTorch")] and list(speed.data[0].y) == [2.0, 0.5] and speed.layout.shapes[0].y0 == 1.5
-    assert figs.evidence_figure("jax_default_tanh", {}, t) is None and figs.evidence_figure("torch_default_tanh", {}, t) is None
+    assert draw("jax_default_tanh", {}) is None and draw("torch_default_tanh", {}) is None
     res = C.check("quick_gelu_is_silu")
-    quick = figs.evidence_figure(res["id"], res["figures"], t)
-    assert [tr.name for tr in quick.data] == [t["names"][n] for n in figs.QUICK]
+    quick = draw(res["id"], res["figures"])
+    assert [tr.name for tr in quick.data] == [names[n] for n in claim_figures.QUICK]

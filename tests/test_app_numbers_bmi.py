@@ -14,7 +14,9 @@ from gelu_lab.analysis import claims as C
 from gelu_lab.app import content
 from gelu_lab.app.claim_words import case, value, words
 from gelu_lab.app.components import sig
-from gelu_lab.app.pages import bert, misconceptions
+from gelu_lab.app.pages.bert import page as bert
+from gelu_lab.app.pages.misconceptions import view as misconceptions
+from gelu_lab.app.pages.bert import view as probe_words
 from gelu_lab.nn import probe_view
 from dash_tree import as_json
 
@@ -54,7 +56,7 @@ def test_bert_tables_show_one_minus_the_score(probe):
 
 
 def test_bert_text_quotes_the_gaps_and_grouped_counts(probe):
-    v = probe_view.quoted(probe)
+    v = probe_words.quoted(probe)
     cr = probe["precision"][-1]
     assert float(v["cr_gap"]) == pytest.approx(1 - cr["cos_min"], rel=5e-4) and len(v["cr_gap"].split("e")[0].replace(".", "").lstrip("0")) == 4
     assert v["tokens"] == f"{probe['tokens']:,}" and v["n"] == f"{probe['n_sentences']:,}"

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from gelu_lab.app import get_app
-from gelu_lab.app.pages import definition, gradients
+from gelu_lab.app.pages.definition import view as definition
+from gelu_lab.app.pages.gradients import page as gradients
 
 pytestmark = pytest.mark.mpmath_dps(40)  # the precision of every mpmath oracle here, test by test (tests/conftest.py)
 

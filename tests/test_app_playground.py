@@ -14,7 +14,7 @@ import pytest
 from app_browser import app_url, browser, check_basics, context, open_page, page, tab, text_of  # noqa: F401
 from gelu_lab.analysis import playground as pg
 from gelu_lab.app import content, registry, state
-from gelu_lab.app.pages import playground as mod
+from gelu_lab.app.pages.playground import page as mod
 from test_playground import torch_logits
 
 pytestmark = pytest.mark.xdist_group("app")

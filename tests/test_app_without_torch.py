@@ -42,7 +42,7 @@ for lang, pages in (("en", registry.PAGES), ("zh", [p for p in registry.PAGES if
         r = client.get("/_dash-layout", headers={"Referer": f"http://localhost{p.route}?lang={lang}"})
         out[f"{p.route} {lang}"] = [r.status_code, r.get_data(as_text=True)]
 import types
-from gelu_lab.app.pages import interview
+from gelu_lab.app.pages.interview import callbacks as interview
 checks = {}
 for qid in ("bert", "bf16"):  # their Check buttons compute with torch
     interview.ctx = types.SimpleNamespace(triggered_id={"q": qid})

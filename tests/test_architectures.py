@@ -101,7 +101,7 @@ def test_without_transformers_the_section_says_so_in_one_line(monkeypatch):
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_overview_shows_the_table(lang, table):
     from gelu_lab.app import content
-    from gelu_lab.app.pages import overview
+    from gelu_lab.app.pages.overview import page as overview
 
     page = str(overview.layout({p.name: p.default for p in overview.PARAMS}, lang))
     t = content.text(lang, "overview")

@@ -62,7 +62,7 @@ def test_where_1702_comes_from():
 
 @pytest.mark.parametrize("lang", content.LANGS)
 def test_sigmoid_page_states_the_computed_constants(lang):
-    from gelu_lab.app.pages import sigmoid
+    from gelu_lab.app.pages.sigmoid import page as sigmoid
 
     t = sigmoid._t(lang)
     gates, after = t["gates.text"], t["fam.after"]
@@ -188,7 +188,7 @@ def test_what_rounding_to_16_bits_does_to_each_approximation():
     default table's x where the error survives; the page quotes these counts and lists."""
     import ml_dtypes
 
-    from gelu_lab.app.pages import demo_parts
+    from gelu_lab.app.pages.demo import view as demo_parts
 
     got = demo_parts.sixteen_bit("en")
     for dtype, short in ((ml_dtypes.bfloat16, "bf16"), (np.float16, "f16")):

@@ -8,9 +8,10 @@ import pytest
 
 from gelu_lab.analysis import glu_paper
 from gelu_lab.app import content
-from gelu_lab.app.pages import ffn_paper
+from gelu_lab.app.pages.ffn import paper as ffn_paper
+from gelu_lab.app.pages.ffn import view as ffn_words
 from gelu_lab.nn import ffn_view
-from gelu_lab.results.runsets import experiments
+from gelu_lab.stats.runsets import experiments
 
 PAPER_65K = {"relu": 1.997, "gelu": 1.983, "silu": 1.994, "glu": 1.982, "bilinear": 1.960, "reglu": 1.953, "geglu": 1.942, "swiglu": 1.944}
 
@@ -72,8 +73,9 @@ def test_the_page_s_table_quotes_the_runs():
 
 def test_gated_block_takes_either_sign_and_the_counts_match():
     relu, reglu = ffn_view.live("relu", 1.0), ffn_view.live("reglu", 1.0)
-    assert relu["readouts"][5] == "0.0%" and not relu["gated"] and reglu["gated"]
-    lo, hi = (float(v) for v in reglu["readouts"][6].strip("[]").split(","))
+    shown = {a: ffn_words.readouts(d["readouts"]) for a, d in (("relu", relu), ("reglu", reglu))}  # the page's view says the numbers
+    assert shown["relu"][5] == "0.0%" and not relu["gated"] and reglu["gated"]
+    lo, hi = (float(v) for v in shown["reglu"][6].strip("[]").split(","))
     assert lo < -1 and hi > 1  # the product spreads to both sides
     for row in ffn_view.param_counts(128):
         assert abs(row["ratio"] - 1) < 0.01 and row["params"] > 0
@@ -81,7 +83,7 @@ def test_gated_block_takes_either_sign_and_the_counts_match():
 
 @pytest.mark.parametrize("lang", content.LANGS)
 def test_the_story_s_gated_step_quotes_the_counts_and_our_intervals(lang):
-    from gelu_lab.app.pages import story
+    from gelu_lab.app.pages.story import view as story
     from gelu_lab.nn import variants
 
     t = content.text(lang, "story")

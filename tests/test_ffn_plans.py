@@ -6,7 +6,7 @@ import math
 import pytest
 
 from gelu_lab.nn import plans
-from gelu_lab.results.runsets import bracket, experiments
+from gelu_lab.stats.runsets import bracket, experiments
 
 PLAN = plans.Plan(preset="decide", lrs=(2e-3, 4e-3, 8e-3), sweep=("gelu", "relu", "silu", "swiglu", "sigmoid"),
                   seeds={"gelu": 3, "relu": 3, "silu": 2, "swiglu": 2, "sigmoid": 2, "gelu_tanh": 2}, lr_from={"gelu_tanh": "gelu"},

@@ -10,7 +10,9 @@ import pytest
 from gelu_lab import activations
 from gelu_lab.figures import ffn as figs
 from gelu_lab.nn import ffn, train_job as jobs
+from gelu_lab.commands import run_words as W
 from gelu_lab.nn import runs as R
+from gelu_lab.stats import runsets as S
 
 pytestmark = pytest.mark.mpmath_dps(40)  # the precision of every mpmath oracle here, test by test (tests/conftest.py)
 
@@ -27,7 +29,7 @@ def run(act, seed, loss, fc=0.02, curve=None, dead=None):
 
 def test_compare_mean_std_rank_and_separation():
     losses = {"silu": [1.80, 1.85, 1.90], "relu": [1.86, 1.83, 1.92], "gelu": [1.95, 2.00, 2.06]}
-    (g,) = R.compare([run(a, s, v) for a, vals in losses.items() for s, v in enumerate(vals)])
+    (g,) = W.compare([run(a, s, v) for a, vals in losses.items() for s, v in enumerate(vals)])
     rows = {r["activation"]: r for r in g["rows"]}
     for act, vals in losses.items():
         assert rows[act]["mean"] == pytest.approx(statistics.mean(vals))
@@ -46,19 +48,19 @@ def test_compare_mean_std_rank_and_separation():
 def test_a_gap_beyond_the_1_sigma_bands_can_still_be_within_the_paired_noise():
     """The FFN page's ranking and its GELU-against-X pairs must give one verdict: two seeds whose
     bands do not overlap but whose paired interval holds 0 are not separated."""
-    (g,) = R.compare([run("silu", 0, 1.95), run("silu", 1, 1.80), run("gelu", 0, 2.00), run("gelu", 1, 2.01)])
+    (g,) = W.compare([run("silu", 0, 1.95), run("silu", 1, 1.80), run("gelu", 0, 2.00), run("gelu", 1, 2.01)])
     rows = {r["activation"]: r for r in g["rows"]}
     assert rows["gelu"]["gap"] > rows["gelu"]["spread"] and rows["gelu"]["separated"] is False
 
 
 def test_compare_one_seed_says_spread_unknown():
-    (g,) = R.compare([run("relu", 0, 1.9), run("gelu", 0, 2.0)])
+    (g,) = W.compare([run("relu", 0, 1.9), run("gelu", 0, 2.0)])
     assert all(not r["separated"] for r in g["rows"]) and "one seed" in g["verdict"]
 
 
 def test_groups_split_by_everything_but_activation_and_seed():
     runs = [run("gelu", 0, 2.0), run("gelu", 0, 1.9, fc="unit"), run("relu", 1, 1.8, fc="unit")]
-    assert sorted(len(v) for v in R.groups(runs).values()) == [1, 2]
+    assert sorted(len(v) for v in S.groups(runs).values()) == [1, 2]
 
 
 def test_bands_mean_min_max_and_layer_mean():
@@ -140,7 +142,7 @@ from scipy import stats  # noqa: E402
 def test_paired_interval_is_scipys_paired_t_interval(pairs, level):
     b = {i: base for i, (base, _) in enumerate(pairs)}
     a = {i: base + d for i, (base, d) in enumerate(pairs)}
-    p = R.paired(a, b, level)
+    p = S.paired(a, b, level)
     ci = stats.ttest_rel(list(a.values()), list(b.values())).confidence_interval(level)
     if not math.isfinite(ci.low):  # every difference equal: no spread, scipy gives nan
         assert p["half"] == pytest.approx(0.0, abs=1e-12)
@@ -150,11 +152,11 @@ def test_paired_interval_is_scipys_paired_t_interval(pairs, level):
 
 
 def test_paired_uses_the_shared_seeds_and_knows_too_few():
-    p = R.paired({0: 2.0, 1: 2.1, 2: 2.2}, {1: 2.0, 2: 2.05, 3: 9.0})
+    p = S.paired({0: 2.0, 1: 2.1, 2: 2.2}, {1: 2.0, 2: 2.05, 3: 9.0})
     assert p["seeds"] == [1, 2] and p["diffs"] == pytest.approx([0.1, 0.15]) and p["mean"] == pytest.approx(0.125)
     # two seeds: t_{0.975, 1} = 12.706; s = 0.0354: the interval is wide
     assert p["half"] == pytest.approx(12.7062047 * statistics.stdev([0.1, 0.15]) / math.sqrt(2), rel=1e-6) and p["verdict"] == "within"
-    one = R.paired({0: 2.0}, {0: 1.0})
+    one = S.paired({0: 2.0}, {0: 1.0})
     assert one["verdict"] == "unknown" and one["mean"] == 1.0 and math.isnan(one["lo"])
 
 
@@ -171,7 +173,7 @@ def test_experiment_picks_each_rate_on_seed_0_and_pairs_the_seeds_at_it():
     runs += [lr_run("gelu_tanh", s, 1.91, 2e-3) for s in (0, 1)]  # not swept: the rate its runs use
     runs += [lr_run("gelu", s, 1.8, 2e-3, width=128) for s in (0, 1)] + [lr_run("relu", s, 1.85 + 0.01 * s, 1e-3, width=128) for s in (0, 1)]
     runs += [lr_run("relu", 1, 5.0, 2e-3)]  # a seed at a rate not chosen: in no cell
-    (e,) = R.experiments(runs)
+    (e,) = S.experiments(runs)
     assert e["lr"] == {"gelu": 2e-3, "relu": 1e-3, "gelu_tanh": 2e-3}
     assert e["sweep"] == {"gelu": {1e-3: 2.00, 2e-3: 1.90}, "relu": {1e-3: 1.95, 2e-3: 1.99}}
     main, wide = e["cells"]
@@ -183,7 +185,7 @@ def test_experiment_picks_each_rate_on_seed_0_and_pairs_the_seeds_at_it():
     assert {p["b"]: p["n"] for p in wide["paired"]} == {"relu": 2}
     assert {r["activation"]: r["n"] for r in main["rows"]} == {"gelu": 4, "relu": 4, "gelu_tanh": 2}
     # no sweep at all: no experiment
-    assert R.experiments([run("gelu", 0, 2.0), run("relu", 0, 1.9)]) == []
+    assert S.experiments([run("gelu", 0, 2.0), run("relu", 0, 1.9)]) == []
 
 
 def test_trend_words():

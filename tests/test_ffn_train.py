@@ -10,6 +10,7 @@ import time
 import pytest
 
 from gelu_lab.cli import main
+from gelu_lab.commands import run_words as W
 from gelu_lab.nn import runs as R
 from gelu_lab.results.store import Store, train_runs
 
@@ -53,7 +54,7 @@ def test_tiny_run_writes_the_store(text_file, tmp_path, capsys):
     first = {(r["config"]["activation"], r["config"]["seed"]): R.series(r, "L0.pre_std")[1][0] for r in runs}
     assert first[("relu", 0)] == first[("gelu", 0)] and first[("relu", 0)] != first[("relu", 1)]
     # compare: two activations, two seeds each
-    (g,) = R.compare(runs)
+    (g,) = W.compare(runs)
     assert [row["rank"] for row in g["rows"]] == [1, 2] and all(row["n"] == 2 for row in g["rows"])
     capsys.readouterr()
     assert main(["runs", "compare", "--store", store, "--format", "csv"]) == 0
@@ -190,7 +191,7 @@ def test_experiment_end_to_end_resumes_after_a_kill(tmp_path):
     assert len(doc["runs"]) == n_runs and str(tmp_path) not in out.read_text()
     prov = doc["provenance"]
     assert prov["experiment"]["name"] == "tiny" and prov["experiment"]["plan"]["preset"] == "tiny" and set(prov["experiment"]["lr"]) == {"gelu", "relu", "swiglu"} and prov["torch"] and prov["processor"]
-    from gelu_lab.results.runsets import experiments
+    from gelu_lab.stats.runsets import experiments
 
     (e,) = experiments(doc["runs"])
     assert e["lr"] == prov["experiment"]["lr"] and [c["width"] for c in e["cells"]] == [16, 8]

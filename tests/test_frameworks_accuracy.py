@@ -148,7 +148,8 @@ def test_one_table_on_the_implementation_and_misconceptions_pages(lang, monkeypa
     t = content.text(lang, "frameworks")
     div = str(framework_table.table(lang))
     assert t["col.wrong"] in div and "jax.nn.gelu(x, approximate=True)" in div
-    from gelu_lab.app.pages import implementation, misconceptions
+    from gelu_lab.app.pages.implementation import page as implementation
+    from gelu_lab.app.pages.misconceptions import page as misconceptions
 
     assert "implementation-frameworks-table" in str(implementation.layout({p.name: p.default for p in implementation.PARAMS}, lang))
     assert "misc-frameworks-table" in str(misconceptions.card("jax_default_tanh", lang, content.text(lang, "misconceptions")))

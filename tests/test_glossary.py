@@ -13,7 +13,8 @@ import re
 import pytest
 
 from gelu_lab.app import content
-from gelu_lab.app.pages import glossary
+from gelu_lab.app.pages.glossary import page as glossary
+from gelu_lab.app.pages.glossary import view as glossary_view
 
 ZH = sorted(f.stem for f in (content.ROOT / "zh").glob("*.md") if f.stem != "glossary")
 CODE = re.compile(r"```.*?```|`[^`\n]*`|\$\$.*?\$\$", re.S)  # code blocks, code spans, display formulas
@@ -22,7 +23,7 @@ CODE = re.compile(r"```.*?```|`[^`\n]*`|\$\$.*?\$\$", re.S)  # code blocks, code
 def rules() -> list[tuple[str, list[str], list[str]]]:
     """(entry, phrases to avoid, correct phrases containing one) of the Chinese glossary."""
     t = content.text("zh", "glossary")
-    return [(e, glossary.variants(t[f"avoid.{e}"]), glossary.variants(t.get(f"allow.{e}", ""))) for e in glossary.entries("zh") if f"avoid.{e}" in t]
+    return [(e, glossary_view.variants(t[f"avoid.{e}"]), glossary_view.variants(t.get(f"allow.{e}", ""))) for e in glossary.entries("zh") if f"avoid.{e}" in t]
 
 
 def variants_used(text: str) -> list[str]:

@@ -275,7 +275,7 @@ def test_importing_gelu_lab_needs_no_triton():
 def test_a_partial_device_check_shows_what_it_has(monkeypatch):
     """gpu_check.py writes after each section and keeps a failed one as {"error": ...}: the page shows the rest."""
     from gelu_lab.app import content
-    from gelu_lab.app.pages import implementation_parts as parts
+    from gelu_lab.app.pages.implementation import view as parts
     from gelu_lab.results import shipped
 
     full = json.loads((ROOT / "bench/results/gpu_check.json").read_text())
@@ -291,7 +291,7 @@ def test_the_device_check_is_shipped_and_shown():
     """bench/results/gpu_check.json ships as package data, and the Implementation page's GPU table
     shows its ratios (torch's median over ours, recomputed here from the medians)."""
     from gelu_lab.app import content
-    from gelu_lab.app.pages import implementation_parts as parts
+    from gelu_lab.app.pages.implementation import view as parts
 
     bench = json.loads((ROOT / "bench/results/gpu_check.json").read_text())
     assert bench == json.loads((ROOT / "src/gelu_lab/data/gpu_check.json").read_text())

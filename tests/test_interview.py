@@ -16,6 +16,7 @@ import pytest
 from scipy import optimize, special
 
 from gelu_lab.analysis import interview as iv
+from gelu_lab.app.pages.interview.view import show
 from gelu_lab.app import content
 from gelu_lab.floats import FORMATS
 
@@ -234,7 +235,7 @@ def test_agrees_uses_half_a_unit_of_the_last_stated_digit():
     assert iv.agrees(-0.16997, "-0.1700") and not iv.agrees(-0.16994, "-0.1700")
     assert iv.agrees(0.534, "0.5") and not iv.agrees(0.56, "0.5")
     assert iv.agrees("none", "none") and not iv.agrees("tanh", "none") and iv.agrees(1.0, None) is None
-    assert iv.show(-0.0000001, ".4f") == "0.0000" and iv.show(12, "d") == "12"
+    assert show(-0.0000001, ".4f") == "0.0000" and show(12, "d") == "12"
     with pytest.raises(ValueError):
         iv.check("nope")
 
@@ -279,7 +280,7 @@ def test_quiz_state_from_click_times():
 
 
 def test_content_has_every_question_in_both_languages():
-    from gelu_lab.app.pages.interview import _ours, _said
+    from gelu_lab.app.pages.interview.view import _ours, _said
 
     en, zh = content.text("en", "interview"), content.text("zh", "interview")
     assert set(en) == set(zh)
@@ -372,7 +373,7 @@ def test_why_swiglu_quotes_the_paper_record_and_our_experiment_or_says_it_has_no
     """The gated answer's numbers: Shazeer's from analysis.glu_paper.PAPER, ours from the shipped
     experiment's paired gaps (nan and the 'none' sentence when the shipped set has no gated runs)."""
     from gelu_lab.analysis import glu_paper, interview_models
-    from gelu_lab.app.pages.interview import _ours
+    from gelu_lab.app.pages.interview.view import _ours
 
     v = interview_models.gated()
     assert v["paper_swiglu"] == glu_paper.PAPER["log_ppl"]["swiglu"][0] == 1.944 and v["paper_steps_long"] == 524288

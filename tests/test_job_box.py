@@ -33,7 +33,9 @@ def test_each_state_of_a_job_reads_as_its_text(lang):
 
 def test_every_page_job_is_a_box_of_the_one_component():
     from gelu_lab.app import page_module
-    from gelu_lab.app.pages import ffn, implementation, misconceptions  # noqa: F401  (they register their boxes)
+    from gelu_lab.app.pages.ffn import page as ffn
+    from gelu_lab.app.pages.implementation import page as implementation
+    from gelu_lab.app.pages.misconceptions import page as misconceptions  # noqa: F401  (they register their boxes)
 
     page_module("ffn")
     assert {"ffn-run", "implementation-acc", "implementation-bench", "misc-relu_half_dead"} <= set(job_box.JOBS)
@@ -47,7 +49,8 @@ def test_every_page_job_is_a_box_of_the_one_component():
 def test_a_page_job_is_said_in_words_not_registry_names():
     """The status line names what a job computes as a reader says it (zh: no `gelu float32
     exhaustive`), from the job's own fields; a job file without them keeps its own words."""
-    from gelu_lab.app.pages import ffn, implementation  # noqa: F401  (they register their boxes)
+    from gelu_lab.app.pages.ffn import page as ffn
+    from gelu_lab.app.pages.implementation import page as implementation  # noqa: F401  (they register their boxes)
 
     acc, bench, train = job_box.JOBS["implementation-acc"], job_box.JOBS["implementation-bench"], job_box.JOBS["ffn-run"]
     zh = content.text("zh", "jobs")

@@ -2,8 +2,9 @@
 
 The layers contract itself is in pyproject.toml ([tool.importlinter]); `lint-imports`
 checks it (make test runs it too). Here also: no cycle among gelu_lab's modules at
-all (within a layer too, function-level imports included), and every page module is
-layout and callbacks only, at most 250 lines.
+all (within a layer too, function-level imports included), every page a folder
+(app/pages/<page>/: page.py, callbacks.py, view.py, ...) of modules at most 250 lines
+each, and figures/ pure.
 """
 
 from __future__ import annotations
@@ -84,5 +85,24 @@ def test_no_import_cycle():
 
 
 def test_page_modules_are_short():
-    long = {p.name: n for p in PAGES.glob("*.py") if (n := len(p.read_text().splitlines())) > 250}
+    long = {str(p.relative_to(PAGES)): n for p in PAGES.rglob("*.py") if (n := len(p.read_text().splitlines())) > 250}
     assert long == {}, f"page modules over 250 lines (layout and callbacks only; data functions belong in analysis/, nn/ or results/): {long}"
+
+
+def test_figures_are_pure():
+    """figures/ takes data and words, never claim ids: it imports nothing of gelu_lab outside itself
+    (what a claim draws is its record's, analysis.claim_figures; the page's view puts the words in)."""
+    graph = grimp.build_graph("gelu_lab", include_external_packages=False, cache_dir=None)
+    figures = {m for m in graph.modules if m == "gelu_lab.figures" or m.startswith("gelu_lab.figures.")}
+    outside = {(m, i) for m in figures for i in graph.find_modules_directly_imported_by(m) if i not in figures}
+    assert outside == set()
+
+
+def test_every_page_is_a_folder_with_its_files_together():
+    """app/pages/<page>/ holds a page's layout (page.py) and the modules beside it; nothing of a page
+    spills into app/pages/ itself, and the shell finds every page of the registry there."""
+    from gelu_lab.app import registry
+
+    assert sorted(p.name for p in PAGES.glob("*.py")) == ["__init__.py"]
+    for p in registry.PAGES:
+        assert (PAGES / p.slug / "page.py").is_file() and (PAGES / p.slug / "__init__.py").is_file(), p.slug

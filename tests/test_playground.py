@@ -19,9 +19,9 @@ import pytest
 from gelu_lab import activations
 from gelu_lab.analysis import playground as pg
 from gelu_lab.app import state
-from gelu_lab.app.pages import playground as page
+from gelu_lab.app.pages.playground import page as page
 
-JS = page.__file__.replace("/pages/playground.py", "/assets/playground.js")
+JS = page.__file__.replace("/pages/playground/page.py", "/assets/playground.js")
 DEFAULT = {p.name: p.default for p in page.PARAMS}
 # enough to cover every dataset, feature, activation, and the L2 and batch paths
 CONFIGS = [

@@ -99,7 +99,8 @@ def test_every_job_button_is_refused_and_nothing_is_written(server, data):
 def test_the_job_boxes_are_off_and_show_the_command(server, lang):
     t = content.text(lang, "public")
     boxes = _register_boxes()
-    from gelu_lab.app.pages import ffn, implementation
+    from gelu_lab.app.pages.ffn import page as ffn
+    from gelu_lab.app.pages.implementation import page as implementation
 
     first = {"implementation-acc": {"impl": implementation.IMPLS[0]}, "ffn-run": ffn.RUN_DEFAULT}  # the args each page shows first
     for slug in PAGES_WITH_JOBS:

@@ -20,7 +20,7 @@ import app_fuzz
 from app_browser import _new_tab, browser, context, page, set_slider  # noqa: F401
 from app_fuzz import Tally, every_param_url, fuzz_session, http_junk
 from gelu_lab.app import content, job_box
-from gelu_lab.app.pages import implementation  # noqa: F401  (registers its job boxes)
+from gelu_lab.app.pages.implementation import page as implementation  # noqa: F401  (registers its job boxes)
 from gelu_lab.results.store import Store
 from servers import Served
 from test_public import snapshot

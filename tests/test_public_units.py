@@ -191,7 +191,7 @@ def test_a_callback_over_its_budget_shows_the_notice_and_changes_nothing(monkeyp
     """Dash's on_error (guard.over_budget): the answer sets the notice, in the page's language,
     and no output; another error still goes to the log and answers 204 (test_server_fuzz)."""
     from gelu_lab.app import content, get_app, public
-    from gelu_lab.app.pages import definition
+    from gelu_lab.app.pages.definition import callbacks as definition
     from servers import callback_request
 
     def over(*args):

@@ -72,7 +72,7 @@ def test_a_planted_raising_callback_fails_the_harness(tab, app_url, monkeypatch)
     shows nothing wrong (204, no console error, no HTTP error), and still the harness's
     check fails, and so does the check conftest makes after every browser test."""
     from app_browser import SERVER_LOG, check_server_log, open_page, set_slider
-    from gelu_lab.app.pages import definition
+    from gelu_lab.app.pages.definition import callbacks as definition
 
     def planted(*args):
         raise RuntimeError("planted failure")

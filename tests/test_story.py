@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 
 from gelu_lab.app import content, page_module, registry, shell
-from gelu_lab.app.pages import story
+from gelu_lab.app.pages.story import page as story
 from dash_tree import as_json
 
 pytestmark = pytest.mark.mpmath_dps(40)  # the precision of every mpmath oracle here, test by test (tests/conftest.py)
@@ -166,12 +166,12 @@ def test_step_6_puts_each_swap_s_damage_beside_its_deviation_from_gelu():
 def test_the_real_bert_page_says_the_negative_side_s_share_as_measured():
     """Issue 39: not "most of GELU's work is on the negative side" but the measured shares: the
     negative inputs' share of the inputs and of |GELU|, per-layer ranges read from the file."""
-    from gelu_lab.nn import probe_view
+    from gelu_lab.app.pages.bert import view as probe_words
 
     doc = json.loads(resources.files("gelu_lab").joinpath("data/bert_probe.json").read_text())
     L = doc["result"]["layers"]
     share = lambda k: f"{100 * min(x[k] for x in L):.0f}% – {100 * max(x[k] for x in L):.0f}%"  # noqa: E731
-    v = probe_view.quoted(doc["result"])
+    v = probe_words.quoted(doc["result"])
     assert v["mag"] == share("gelu_magnitude_from_negative") == "51% – 61%" and v["neg"] == share("share_negative") == "74% – 82%"
     for lang in content.LANGS:
         said = content.fill(content.text(lang, "bert")["dist.after"], **v)
@@ -182,7 +182,7 @@ def test_step_4_says_which_setups_differ_by_the_paired_intervals():
     """'Before training: it depends on the setup': each setup of the shipped experiment (width and
     FFN init) is put where its own paired interval, recomputed here with scipy, puts it."""
     from gelu_lab.nn import ffn_view
-    from gelu_lab.results.runsets import experiments
+    from gelu_lab.stats.runsets import experiments
 
     runs = json.loads(resources.files("gelu_lab").joinpath("data/ffn_results.json").read_text())["runs"]
     exp = experiments([{**r, "source": "shipped"} for r in runs])[0]

@@ -164,18 +164,19 @@ def frameworks(path: Path) -> Source:
 
 
 def ffn(path: Path) -> Source:
-    from gelu_lab.nn import runs as R
+    from gelu_lab.commands import run_words as W
     from gelu_lab.results import latest
+    from gelu_lab.stats.runsets import comparisons
 
     got = latest("train", store=False)
     p = got.provenance
     figs = {}
-    for g in R.compare(got.value):
+    for g in comparisons(got.value):
         if "each activation's best" not in g["label"]:
             continue
         for q in g["paired"]:
             figs[f"{g['label'].replace(' lr: each activation' + chr(39) + 's best', '')}: {q['a']} - {q['b']}, final val loss, "
-                 f"{q['n']} seeds"] = f"{q['mean']:+.4f} [{q['lo']:+.4f}, {q['hi']:+.4f}], {R.VERDICT_WORDS.get(q['verdict'], 'noise unknown')}"
+                 f"{q['n']} seeds"] = f"{q['mean']:+.4f} [{q['lo']:+.4f}, {q['hi']:+.4f}], {W.VERDICT_WORDS.get(q['verdict'], 'noise unknown')}"
     return Source("The FFN experiment (shipped)", str(path.relative_to(ROOT)), f".venv/bin/{p['command']}",
                   f"{p['processor']}, {p['cpus']} cpus, {p.get('isa', '')}", _day(p["date"]), figs)
 

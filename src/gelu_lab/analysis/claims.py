@@ -1,8 +1,17 @@
 """Statements people make about GELU, each checked by computation or against a measurement.
 
-    CLAIMS                                  id -> Claim(id, evidence, reads)
+    CLAIMS                                  id -> Claim: the one record of a claim (below)
     check(id, store=None, measure=False)    -> dict: id, verdict, figures, note, values, how, source, provenance
     check_all(store=None, ids=None, measure=False) -> list of those, in registry order
+    checked(id, store=None, measure=False)  -> Checked(claim, result, drawing): what a card shows
+
+A claim is one record, read by the Misconceptions page, the report (which renders the page),
+the story and ``gelu-lab claims``: its computation (``evidence``, and ``reads``, the result
+kind it is a measurement of), its words' keys (``words``: the statement's content block; the
+note's block comes with each check), its figure (``figure``: evidence -> a drawing of
+:mod:`.claim_figures`, None for numbers only), the training run that settles it (``trains``:
+the activation; the page offers to start it), the table the card shows beside it
+(``table``) and whether the story lists it among popular beliefs (``popular``).
 
 A verdict is one of "true", "false", "depends" (on the machine or the setup: the
 figures say what the measurement shows), "unsettled" (measured, but the effect is
@@ -25,7 +34,8 @@ open Store, False for none (the shipped results only).
 No words here: a claim's statement is the content block ``claim.<id>`` and its note
 the block named by ``note``, filled with ``values`` (``app/content/<lang>/misconceptions.md``).
 A value is the number itself, not its text: :mod:`gelu_lab.app.claim_words` prints it (about
-four significant figures, lists joined with the block ``and``).
+four significant figures, lists joined with the block ``and``; a ``Share`` as a percentage, a
+``Signed`` difference with its sign: gelu_lab.analysis.evidence).
 """
 
 from __future__ import annotations
@@ -37,9 +47,9 @@ from typing import Callable
 import numpy as np
 
 from .. import numerics as nm
-from ..results.printing import pct  # a share as the note says it (the only value given as text: a percentage)
+from . import claim_figures as draw
 from . import ffn_claims, glu_paper, model_claims
-from .evidence import SOURCES, VERDICTS  # noqa: F401  (the claims' words: what a verdict and a source may be)
+from .evidence import SOURCES, VERDICTS, Share, Signed  # noqa: F401  (the claims' words: what a verdict and a source may be)
 from .evidence import computed as _computed
 from .evidence import ev as _ev
 
@@ -49,6 +59,22 @@ class Claim:
     id: str
     evidence: Callable  # (store, measure) -> dict(verdict, figures, note, values, how, source, provenance)
     reads: str | None = None  # the result kind of gelu_lab.results.latest its evidence is; None: computed
+    figure: Callable | None = None  # evidence figures -> a drawing (analysis.claim_figures); None: its numbers only
+    trains: str | None = None  # the activation of the FFN training run that settles it (the page offers to start one)
+    table: str | None = None  # a table the card shows beside its evidence ("frameworks": the measured frameworks table)
+    popular: bool = False  # a popular belief: the story lists it when the check finds it false or not settled
+
+    @property
+    def words(self) -> str:
+        """The content block of its statement (content/<lang>/misconceptions.md)."""
+        return f"claim.{self.id}"
+
+
+@dataclass(frozen=True)
+class Checked:
+    claim: Claim
+    result: dict  # check()
+    drawing: object | None  # the figure's data (analysis.claim_figures), None: numbers only, or untested
 
 
 # --------------------------------------------------------------------------
@@ -180,7 +206,7 @@ def _jax_default(store, measure):
     tanh = default == "gelu_tanh"
     return _ev("true" if tanh else "false", f, "note.jax_default_tanh.measured." + ("tanh" if tanh else "exact"),
                {"jax": d["version"], "cpu": prov.get("processor", "?"), "default": f"approximate={tanh}",
-                "share": pct(d["frac_wrong"], 2), "ulp": float(d["max_ulp"])},
+                "share": Share(d["frac_wrong"], 2), "ulp": float(d["max_ulp"])},
                JAX_HOW, d["source"], prov)
 
 
@@ -202,7 +228,7 @@ def _relu_limit():
 def _relu_infinity():
     xs = np.array([2.0, 5.0, 10.0, 20.0, 30.0])  # 30·Phi(-30) ~ 1e-196; at 40 it underflows float64 and would show as 0
     # GELU(x) - x = -x·Phi(-x) for x > 0, computed as that product: GELU(x) - x in float64 rounds to 0 past x ~ 8,
-    # which would show a gap the maths does not have
+    # which would show no gap where the maths has one
     pos = xs * nm.Phi(-xs)
     neg = np.abs(nm.gelu_exact(-xs))  # ReLU(-x) = 0
     agree = bool(np.all(np.diff(pos) < 0) and np.all(np.diff(neg) < 0) and np.allclose(pos, neg, rtol=1e-12, atol=0) and neg[-1] < 1e-150)
@@ -326,14 +352,14 @@ def _relu_half_dead(store, measure):
     # layer past half, with every network below it, is the case where it depends on where you look
     verdict = "true" if max(s["dead_share"] for s in shares) > 0.5 else "depends" if worst > 0.5 else "false"
     return _ev(verdict, f, "note.relu_half_dead",
-               {"runs": len(shares), "mean": pct(mean), "worst": pct(worst)}, TRAIN_HOW, source, prov)
+               {"runs": len(shares), "mean": Share(mean), "worst": Share(worst)}, TRAIN_HOW, source, prov)
 
 
 def _gelu_lower_loss(store, measure):
     """GELU against ReLU in the main cell of the learning-rate experiment: the paired interval
     of the final val loss, and the same at every evaluation step (is GELU behind early and
     ahead late?)."""
-    from ..results.runsets import main_cell, pair_of, paired
+    from ..stats.runsets import main_cell, pair_of, paired
 
     source, runs, exps = ffn_claims.train_runs(store)
     main = main_cell(exps)
@@ -354,39 +380,39 @@ def _gelu_lower_loss(store, measure):
     f = {"final": {k: p[k] for k in ("mean", "lo", "hi", "n", "diffs")}, "over_training": over, "width": c["n_embd"], "steps": c["steps"]}
     prov = main["runs"][0]["provenance"]
     return _ev(verdict, f, f"note.gelu_lower_loss.{verdict}",
-               {"n": str(p["n"]), "width": str(c["n_embd"]), "steps": str(c["steps"]), "mean": f"{p['mean']:+.4f}", "lo": f"{p['lo']:+.4f}",
-                "hi": f"{p['hi']:+.4f}", "mid_step": str(mid["step"]), "mid": f"{mid['mean']:+.4f}", "mid_lo": f"{mid['lo']:+.4f}",
-                "mid_hi": f"{mid['hi']:+.4f}", **_paper_gelu_relu()}, EXPERIMENT_HOW, source, prov)
+               {"n": str(p["n"]), "width": str(c["n_embd"]), "steps": str(c["steps"]), "mean": Signed(p["mean"]), "lo": Signed(p["lo"]),
+                "hi": Signed(p["hi"]), "mid_step": str(mid["step"]), "mid": Signed(mid["mean"]), "mid_lo": Signed(mid["lo"]),
+                "mid_hi": Signed(mid["hi"]), **_paper_gelu_relu()}, EXPERIMENT_HOW, source, prov)
 
 
 def _paper_gelu_relu() -> dict:
     """Shazeer 2020's GELU and ReLU log-perplexities (analysis.glu_paper.PAPER), as the notes quote them."""
     lp, steps = glu_paper.PAPER["log_ppl"], glu_paper.PAPER["steps"]
     return {"paper_gelu": lp["gelu"][0], "paper_relu": lp["relu"][0], "paper_gelu_long": lp["gelu"][1], "paper_relu_long": lp["relu"][1],
-            "paper_steps": f"{steps[0]:,}", "paper_steps_long": f"{steps[1]:,}"}
+            "paper_steps": int(steps[0]), "paper_steps_long": int(steps[1])}  # counts: the words group them (1,000)
 
 
 CLAIMS = {
     c.id: c
     for c in [
-        Claim("values", _computed(_values)),
-        Claim("monotonic", _computed(_monotonic)),
-        Claim("random", _computed(_random)),
-        Claim("tanh_error_below_0.003", _computed(_approx_error("tanh"))),
-        Claim("sigmoid_error_below_0.003", _computed(_approx_error("sigmoid"))),
-        Claim("torch_default_tanh", _computed(_torch_default)),
-        Claim("jax_default_tanh", _jax_default, reads="accuracy"),
-        Claim("tanh_much_faster", _tanh_faster, reads="bench"),
-        Claim("tends_to_relu", _computed(_relu_limit)),
-        Claim("relu_at_infinity", _computed(_relu_infinity)),
-        Claim("quick_gelu_is_silu", _computed(_quick_gelu_silu)),
-        Claim("relu_half_dead", _relu_half_dead, reads="train"),
-        Claim("gelu_lower_loss", _gelu_lower_loss, reads="train"),
-        Claim("relu2_better", ffn_claims.relu2_better, reads="train"),
-        Claim("t5_gelu", _computed(model_claims.t5_gelu)),
-        Claim("llama_gelu", _computed(model_claims.llama_gelu)),
-        Claim("inputs_standard_normal", model_claims.inputs_standard_normal, reads="probe"),
-        Claim("smooth_deep", _computed(model_claims.smooth_deep)),
+        Claim("values", _computed(_values), figure=draw.values),
+        Claim("monotonic", _computed(_monotonic), figure=draw.monotonic, popular=True),
+        Claim("random", _computed(_random), figure=draw.random, popular=True),
+        Claim("tanh_error_below_0.003", _computed(_approx_error("tanh")), figure=draw.error("tanh", ERROR_BOUND)),
+        Claim("sigmoid_error_below_0.003", _computed(_approx_error("sigmoid")), figure=draw.error("sigmoid", ERROR_BOUND)),
+        Claim("torch_default_tanh", _computed(_torch_default), popular=True),
+        Claim("jax_default_tanh", _jax_default, reads="accuracy", table="frameworks"),
+        Claim("tanh_much_faster", _tanh_faster, reads="bench", figure=draw.speed, popular=True),
+        Claim("tends_to_relu", _computed(_relu_limit), figure=draw.limit),
+        Claim("relu_at_infinity", _computed(_relu_infinity), figure=draw.infinity),
+        Claim("quick_gelu_is_silu", _computed(_quick_gelu_silu), figure=draw.quick, popular=True),
+        Claim("relu_half_dead", _relu_half_dead, reads="train", figure=draw.dead, trains="relu", popular=True),
+        Claim("gelu_lower_loss", _gelu_lower_loss, reads="train", figure=draw.lower_loss, popular=True),
+        Claim("relu2_better", ffn_claims.relu2_better, reads="train", popular=True),
+        Claim("t5_gelu", _computed(model_claims.t5_gelu), figure=draw.named("fig.t5", ("v1_0_activation", "v1_1_activation")), popular=True),
+        Claim("llama_gelu", _computed(model_claims.llama_gelu), figure=draw.named("fig.llama", ("hidden_act",)), popular=True),
+        Claim("inputs_standard_normal", model_claims.inputs_standard_normal, reads="probe", figure=draw.ks, popular=True),
+        Claim("smooth_deep", _computed(model_claims.smooth_deep), figure=draw.deep, popular=True),
     ]
 }
 
@@ -401,3 +427,16 @@ def check(claim_id: str, store=None, measure: bool = False) -> dict:
 
 def check_all(store=None, ids=None, measure: bool = False) -> list[dict]:
     return [check(i, store, measure) for i in (ids or CLAIMS)]
+
+
+def drawing(res: dict):
+    """The figure's data of check() result `res` (its claim's ``figure``), None when the claim
+    shows its numbers only or was not tested."""
+    c = CLAIMS[res["id"]]
+    return None if c.figure is None or res["verdict"] == "untested" else c.figure(res["figures"])
+
+
+def checked(claim_id: str, store=None, measure: bool = False) -> Checked:
+    """What a claim's card shows: its record, its check() and its drawing, in one call."""
+    res = check(claim_id, store, measure)
+    return Checked(CLAIMS[claim_id], res, drawing(res))

@@ -12,8 +12,7 @@ initial weights), with its 95 % interval, each variant at the rate its sweep cho
 
 from __future__ import annotations
 
-from ..results.printing import pct
-from .evidence import ev
+from .evidence import Share, ev
 
 EXPERIMENT_HOW = "gelu-lab experiment --workers 2"
 CLAIMED = (0.01, 0.02)  # "~1-2 % better": the band of relative loss reductions the claim names
@@ -23,7 +22,7 @@ def train_runs(store) -> tuple[str | None, list[dict], list[dict]]:
     """(source, its runs, its learning-rate experiments): the reader's store when it holds
     training runs, else the shipped set."""
     from .. import results
-    from ..results.runsets import experiments
+    from ..stats.runsets import experiments
 
     got = results.latest("train", store=store)
     runs = [] if got is None else got.value
@@ -36,8 +35,8 @@ def train_runs(store) -> tuple[str | None, list[dict], list[dict]]:
 
 def relative_gain(cell: dict, other: str, ref: str = "gelu") -> dict | None:
     """(ref − other) / ref per shared seed in an experiment cell, paired: mean, 95 % interval, verdict
-    (results.runsets.paired); above 0: `other` has the lower loss. None without both."""
-    from ..results.runsets import paired
+    (stats.runsets.paired); above 0: `other` has the lower loss. None without both."""
+    from ..stats.runsets import paired
 
     per = {r["activation"]: r["per_seed"] for r in cell["rows"]} if cell else {}
     if ref not in per or other not in per:
@@ -50,7 +49,7 @@ def relu2_better(store, measure):
     """True when ReLU² is ahead of GELU beyond the seed-to-seed noise by an amount the 1-2 % band
     meets; false when GELU is ahead beyond the noise, or ReLU² ahead by a margin the band does
     not meet; unsettled when the interval includes 0."""
-    from ..results.runsets import main_cell
+    from ..stats.runsets import main_cell
 
     source, runs, exps = train_runs(store)
     cell = main_cell(exps)
@@ -69,5 +68,5 @@ def relu2_better(store, measure):
     which = verdict if verdict != "false" else ("false.gelu" if g["hi"] < 0 else "false.size")
     prov = next(r["provenance"] for r in cell["runs"] if r["config"]["activation"] == "relu2")
     return ev(verdict, f, f"note.relu2_better.{which}",
-              {"n": str(g["n"]), "width": str(c["n_embd"]), "steps": str(c["steps"]), "mean": pct(g["mean"], 2), "lo": pct(g["lo"], 2),
-               "hi": pct(g["hi"], 2), "band_lo": pct(lo, 0), "band_hi": pct(hi, 0), "params": c.get("params")}, EXPERIMENT_HOW, source, prov)
+              {"n": str(g["n"]), "width": str(c["n_embd"]), "steps": str(c["steps"]), "mean": Share(g["mean"], 2), "lo": Share(g["lo"], 2),
+               "hi": Share(g["hi"], 2), "band_lo": Share(lo, 0), "band_hi": Share(hi, 0), "params": c.get("params")}, EXPERIMENT_HOW, source, prov)

@@ -2,6 +2,7 @@
 
     PAPER                      the paper's numbers (cited; its setting is in the content files, one line)
     side_by_side(cell)         ours and the paper's, variant by variant, orderings, and where they agree
+    paper_table()              the paper's variants in its order: log-perplexities, rank, gaps to GELU
 
 The paper trains T5-base-sized encoder-decoders on C4 (span corruption), the FFN parameters
 matched by giving the gated variants d_ff = 2048 where the ungated ones have 3072 (2/3), and
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from ..results.runsets import paired
+from ..stats.runsets import paired
 
 PAPER = {
     "citation": "N. Shazeer, GLU Variants Improve Transformer, arXiv:2002.05202 (2020), Table 1",
@@ -43,8 +44,17 @@ def _gated_first(values: dict) -> bool | None:
     return (max(gated) < min(plain)) if gated and plain else None
 
 
+def paper_table() -> list[dict]:
+    """Every variant of the paper, in its order: [{"variant", "short", "long" (log-perplexity
+    after PAPER["steps"]), "rank" (1: the lowest at the short run), "gap_short", "gap_long" (to GELU)}]."""
+    lp = PAPER["log_ppl"]
+    rank = {a: i for i, a in enumerate(sorted(lp, key=lambda a: lp[a][0]), 1)}
+    return [{"variant": a, "short": s, "long": l_, "rank": rank[a], "gap_short": s - lp[REF][0], "gap_long": l_ - lp[REF][1]}
+            for a, (s, l_) in lp.items()]
+
+
 def side_by_side(cell: dict | None) -> dict | None:
-    """The main cell of our experiment (results.runsets.experiments) beside the paper.
+    """The main cell of our experiment (stats.runsets.experiments) beside the paper.
 
     {"variants": the variants both have, in the paper's order;
      "ours": {v: {"mean", "n", "gap" (v minus GELU, paired: mean, lo, hi, verdict, n)}},

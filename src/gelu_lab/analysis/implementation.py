@@ -23,7 +23,6 @@ import numpy as np
 
 from .. import extras, results
 from ..results import jobs, shipped
-from ..results.printing import pct
 from . import accuracy as acc
 from . import errors, fits
 
@@ -62,6 +61,19 @@ def errors_on(a: float, b: float, scale: str = "abs") -> dict:
 
 
 # --- constants ------------------------------------------------------------------------
+
+
+def error_maxima(a: float, b: float) -> dict:
+    """Per form of FORMS on [a, b]: {"max" (the largest absolute error, None without one), "at"
+    (where each located absolute maximum is), "rel" (the largest relative error, None when
+    not finite), "rel_at" (where)}: the maxima errors_on locates, from its one cached computation."""
+    ab, rel = errors_on(a, b, "abs")["maxima"], errors_on(a, b, "rel")["maxima"]
+    out = {}
+    for f in FORMS:
+        r = rel[f][0] if rel[f] else None
+        out[f] = {"max": max((e for _, e in ab[f]), default=None), "at": [x for x, _ in ab[f]],
+                  "rel": r[1] if r else None, "rel_at": r[0] if r else None}
+    return out
 
 
 def constants_on(c: float, k: float, beta: float, a: float, b: float) -> dict:
@@ -130,15 +142,15 @@ def stored_f32(impl):
 
 def precision_rows(dtype) -> list[dict]:
     """The precision table of `dtype`, one row per impl of IMPLS: {"impl", "reference",
-    "source" (exhaustive, stored, shipped or sample), "n", "run_id", and as shown: "max"
-    (ulp), "at" (the worst input), "wrong" (share not correctly rounded, %), "flush",
-    "zsign", "over" (counts)}."""
+    "source" (exhaustive, stored, shipped or sample), "n", "run_id", "max" (ulp), "at" (the
+    worst input, None when none is wrong), "wrong" (share not correctly rounded, in [0, 1]),
+    "flush", "zsign", "over" (counts)}: numbers (the page's view prints them)."""
     rows = []
     for impl, (s, src) in summaries(dtype).items():
         w, c = s["worst"], s["counts"]
         rows.append({"impl": impl, "reference": s["reference"], "source": src, "n": s["n"], "run_id": s.get("run_id", ""),
-                     "max": str(s["max_ulp"]), "at": "—" if w is None else f"{w['x']:.6g}", "wrong": pct(s["frac_wrong"], 3),
-                     "flush": str(c["flush"]), "zsign": str(c["zero_sign"]), "over": str(c["overflow"])})
+                     "max": s["max_ulp"], "at": None if w is None else w["x"], "wrong": s["frac_wrong"],
+                     "flush": c["flush"], "zsign": c["zero_sign"], "over": c["overflow"]})
     return rows
 
 
@@ -190,6 +202,19 @@ def stored_bench():
     shipped one, else None; read through gelu_lab.results.latest."""
     got = results.latest("bench")
     return None if got is None else (got.run, got.value["rows"], got.value["machine"])
+
+
+def tanh_speedups() -> list[dict]:
+    """The tanh form's throughput over erf's per backend, forward only, at the size and threads
+    of :func:`cost`: [{"backend", "ratio"}]; [] without a bench run."""
+    from . import bench
+
+    d = cost()
+    if d is None:
+        return []
+    rows = [r for r in bench.tanh_vs_erf(stored_bench()[1])
+            if r["n"] == d["n"] and r["threads"] == d["threads"] and r["num"].count(":") == 1]  # "torch:tanh": forward only
+    return [{"backend": r["num"].split(":")[0], "ratio": r["ratio"]} for r in rows]
 
 
 def cost() -> dict | None:

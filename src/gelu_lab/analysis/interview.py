@@ -21,7 +21,6 @@ measurements); this module holds the questions and the checking.
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -152,14 +151,3 @@ def _checked(qid: str) -> tuple[dict, ...]:
     q = _question(qid)
     v = {**values(qid), **(q.slow() if q.slow else {})}
     return tuple({"key": s.key, "value": v[s.key], "stated": s.stated, "agrees": agrees(v[s.key], s.stated), "fmt": s.fmt} for s in q.quantities)
-
-
-def show(value, fmt: str) -> str:
-    """A computed value as the page shows it: `fmt` applied, no '-0.000'."""
-    if isinstance(value, str) or fmt == "s":
-        return str(value)
-    if isinstance(value, float) and math.isnan(value):  # not measured in this installation's shipped results
-        return "–"
-    whole = fmt.endswith("d")  # "d" or ",d": an integer, with or without thousands separators
-    s = format(int(value) if whole else float(value), fmt)
-    return s[1:] if s.startswith("-") and not whole and float(s) == 0 else s

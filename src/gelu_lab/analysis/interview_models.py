@@ -48,7 +48,7 @@ def ffn_gain():
     final-loss difference and its 95 % interval, and the worst dead-ReLU share of any layer
     of any of its ReLU runs. The shipped set only: a value of the installed package."""
     from .. import results
-    from ..results.runsets import experiments, main_cell, pair_of
+    from ..stats.runsets import experiments, main_cell, pair_of
     from .claims import dead_relu_shares
 
     got = results.latest("train", store=False)
@@ -75,7 +75,7 @@ def gated_ours() -> dict:
     """SwiGLU and GEGLU minus GELU in the shipped experiment's main cell, paired by seed (analysis.glu_paper):
     {"ours_<v>", "ours_<v>_lo", "ours_<v>_hi", "ours_<v>_verdict"} and "ours_n"; nan and "none" without runs."""
     from .. import results
-    from ..results.runsets import experiments, main_cell
+    from ..stats.runsets import experiments, main_cell
     from .glu_paper import side_by_side
 
     got = results.latest("train", store=False)

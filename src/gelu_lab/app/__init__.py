@@ -4,8 +4,9 @@
     gunicorn 'gelu_lab.app:server'          any WSGI server
 
 Layout: :mod:`.shell` (navigation, language switch, routing, URL state),
-:mod:`.registry` (the list of pages), ``pages/<slug>.py`` (layout and
-callbacks of one page, nothing else), ``content/{zh,en}/<slug>.md`` (its text,
+:mod:`.registry` (the list of pages), ``pages/<slug>/`` (one page: ``page.py`` its
+URL state and layout, ``callbacks.py``, ``view.py`` the numbers of analysis/, nn/,
+stats/ or results/ as the page shows them), ``content/{zh,en}/<slug>.md`` (its text,
 see :mod:`.content`), ``assets/`` (CSS, the clientside callbacks and the vendored
 plotly.js bundle, served by the app itself: no CDN), the figures in
 :mod:`gelu_lab.figures`, and :mod:`.speed` (what the app does past Dash's public
@@ -13,7 +14,7 @@ API to load and answer sooner, behind the GELU_LAB_FAST switch).
 
 How to add a page (e.g. ``ffn``)
 --------------------------------
-1. Write ``pages/ffn.py`` with
+1. Make the folder ``pages/ffn/``: ``page.py`` with
      ``PARAMS = [Param("width", 64, 8, 512, 8, integer=True), ...]``  (URL state, see :mod:`.state`)
      ``def layout(state: dict, lang: str)`` -> Dash component, built from the state
    (the shell keeps rendered views; set ``LIVE = True`` if the layout also shows
@@ -23,6 +24,9 @@ How to add a page (e.g. ``ffn``)
    ``dash.clientside_callback`` with ``prevent_initial_call=True`` (the layout
    already shows the initial state) and ``State("lang", "data")`` for the language;
    check callback inputs with :func:`.state.inputs` (clamps, says what it repaired).
+   The callbacks go in ``callbacks.py``, the formatting of numbers in ``view.py``
+   (:mod:`gelu_lab.printing`), and ``__init__.py`` exports ``PARAMS``, ``layout`` (and
+   ``LIVE``) and imports the callbacks; each module at most 250 lines.
    Figures come from a pure function in ``gelu_lab/figures/ffn.py``
    (:func:`gelu_lab.figures.figure` builds one fast enough for a 40 ms callback);
    a slider that only moves a precomputed curve can be clientside

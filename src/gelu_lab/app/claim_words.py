@@ -5,7 +5,8 @@
     exact(v)         -> a float few figures write exactly (0.5), else None
     case(pair, t)    -> a bench pair ("torch:tanh:fwd+bwd / torch:erf:fwd+bwd") as the reader calls it
 
-From ``content/<lang>/misconceptions.md``: the statement is the block ``claim.<id>``,
+From ``content/<lang>/misconceptions.md``: the statement is the block its record names
+(``claims.CLAIMS[id].words``: ``claim.<id>``),
 the note the block ``res["note"]`` filled with ``res["values"]`` (numbers printed by
 :func:`value`; a list joined by the word of the block ``and``), the source line
 ``source.<source>`` filled with the date and CPU of the evidence's provenance. The
@@ -16,6 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..analysis.claims import CLAIMS
+from ..analysis.evidence import Share, Signed
+from ..printing import pct
 from . import content
 from .components import sig
 
@@ -35,7 +39,7 @@ def exact(v, digits: int = 4) -> str | None:
 
 def value(v, t: dict, lang: str, digits: int = 4) -> str:
     """An evidence value as a sentence shows it: numbers to about `digits` significant figures,
-    counts grouped, yes / no for a truth value, a list joined with "and", a bench ratio
+    counts grouped, a Share as a percentage, a Signed difference with its sign, yes / no for a truth value, a list joined with "and", a bench ratio
     dict as "NumPy: 2.14×, …", any other dict as "k: v, …"."""
     if v is None:
         return t["value.none"]
@@ -43,6 +47,10 @@ def value(v, t: dict, lang: str, digits: int = 4) -> str:
         return t["value.yes" if v else "value.no"]
     if isinstance(v, str):
         return v
+    if isinstance(v, Share):
+        return pct(v, v.digits)
+    if isinstance(v, Signed):
+        return f"{float(v):+.{v.digits}f}"
     if isinstance(v, (int, float, np.integer, np.floating)):
         v = v.item() if isinstance(v, np.generic) else v
         return exact(v, digits) or sig(v, digits)
@@ -63,4 +71,4 @@ def words(res: dict, lang: str) -> dict:
     """{"text", "note", "source"} of one claims.check() result in `lang`."""
     t = content.text(lang, "misconceptions")
     values = {k: value(v, t, lang, 2 if k == "se" else 4) for k, v in res["values"].items()}  # a standard error: two figures are all it has
-    return {"text": t[f"claim.{res['id']}"], "note": content.fill(t[res["note"]], **values), "source": source_line(res, t)}
+    return {"text": t[CLAIMS[res["id"]].words], "note": content.fill(t[res["note"]], **values), "source": source_line(res, t)}

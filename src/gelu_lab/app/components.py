@@ -9,8 +9,8 @@ from dash import dcc, html
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
 
-from ..results.printing import fixed as fmt  # noqa: F401  (the pages format numbers with it)
-from ..results.printing import sig
+from ..printing import fixed as fmt  # noqa: F401  (the pages format numbers with it)
+from ..printing import sig
 from .markup import markup
 from .mathml import mathml, split
 from .state import Param

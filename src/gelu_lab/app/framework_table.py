@@ -11,7 +11,7 @@ from __future__ import annotations
 from dash import html
 
 from ..analysis import frameworks
-from ..results.printing import sig
+from ..printing import sig
 from ..results.store import FRAMEWORKS
 from . import content
 from .components import full, md, superscript, values_table

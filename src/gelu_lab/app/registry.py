@@ -1,6 +1,6 @@
 """Every page of the app, in navigation order (DESIGN.md, "Pages").
 
-A page is the module ``gelu_lab.app.pages.<slug>`` with its text in
+A page is the package ``gelu_lab.app.pages.<slug>`` (page.py, callbacks.py, view.py) with its text in
 ``content/{zh,en}/<slug>.md``; its nav title and one-line question come from
 the ``nav.<slug>`` and ``q.<slug>`` blocks of ``content/<lang>/shell.md``.
 """

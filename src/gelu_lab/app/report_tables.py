@@ -29,14 +29,14 @@ _CODE = re.compile(r"^[\w.:+\-/ ,()\[\]=*'\"]+$")  # an identifier, a version, a
 
 
 def _training(runs: list[dict], lang: str) -> list[dict]:
-    """The groups of nn.runs.compare() as the report's table shows them, in the FFN page's words."""
-    from ..nn import runs as R
-    from .pages import ffn, ffn_decision
+    """The groups of stats.runsets.comparisons() as the report's table shows them, in the FFN page's words."""
+    from ..stats.runsets import comparisons
+    from .pages.ffn import decision as ffn_decision, page as ffn
 
     t = content.text(lang, "ffn")
     name = lambda a: Words(content.label(a, lang))  # noqa: E731
     out = []
-    for g in R.compare(runs):
+    for g in comparisons(runs):
         cell = "lr" in g  # a cell of the learning-rate experiment: each activation at its own rate
         label = ffn.group_label({**g["config"], "lr": None} if cell else g["config"], t)
         group = content.fill(t["group.option.best"], label=label, n=str(sum(r["n"] for r in g["rows"])), src="").rstrip(" ·") if cell else label

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from ..analysis import swaps
 from ..figures import bert as figs
-from ..nn import probe_view
+from .pages.bert.view import quoted as probe_quoted
 from . import content
 from .components import graph, sig
 
 
 def quoted(result: dict, sep: str = " – ") -> dict:
-    """probe_view.quoted(result, sep) and, per swap, its largest deviation from GELU ({relu_dev}: 0.17)."""
-    return {**probe_view.quoted(result, sep), **{f"{r['activation']}_dev": sig(r["max_dev"], 2) for r in swaps.damage(result)}}
+    """probe_quoted(result, sep) and, per swap, its largest deviation from GELU ({relu_dev}: 0.17)."""
+    return {**probe_quoted(result, sep), **{f"{r['activation']}_dev": sig(r["max_dev"], 2) for r in swaps.damage(result)}}
 
 
 def figure(result: dict, lang: str, t: dict, id: str):

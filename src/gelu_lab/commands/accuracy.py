@@ -6,7 +6,7 @@ import contextlib
 
 from ..analysis import accuracy as acc
 from ..analysis import framework_impls as fi
-from ..results.printing import emit, to_json
+from ..printing import emit, to_json
 from ..reference import REFERENCES
 
 COLUMNS = ["region", "n", "wrong", "frac_wrong", "max_ulp", "argmax_x", *acc.CATEGORIES]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 
 from ..analysis import bench
-from ..results.printing import emit, to_json
+from ..printing import emit, to_json
 from ..analysis.demo_table import parse_x_list
 
 COLUMNS = ["case", "dtype", "n", "threads", "gelem_s", "vs_copy"]

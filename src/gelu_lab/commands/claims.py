@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..analysis.claims import CLAIMS, check_all
-from ..results.printing import emit, to_json
+from ..printing import emit, to_json
 
 
 def register(sub):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..analysis import user_formula as formula
 from ..analysis.custom import BOUNDS, FINE, compare_with_gelu
-from ..results.printing import emit, to_json
+from ..printing import emit, to_json
 
 COLUMNS = ["quantity", "value", "at_x"]
 

@@ -13,7 +13,7 @@ import shutil
 import sys
 
 from .. import __version__, extras, kernels
-from ..results.printing import emit
+from ..printing import emit
 from ..analysis.bench import cpu_isa
 from ..results.store import cpu_name, default_path
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..analysis.errors import error_curves
-from ..results.printing import emit, to_json
+from ..printing import emit, to_json
 
 COLUMNS = ["approx", "reference", "max_abs_error", "argmax", "x_neg", "x_pos", "max_rel_error", "argmax_rel"]
 

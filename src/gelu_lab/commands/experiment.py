@@ -46,7 +46,7 @@ def run(args) -> int:
     import platform
 
     from ..nn.experiment import PLANS, run as carry_out
-    from ..results.printing import to_json
+    from ..printing import to_json
     from ..results.store import default_path, provenance
 
     if not 1 <= args.workers <= 64:
@@ -72,22 +72,23 @@ def run(args) -> int:
     else:
         got = carry_out(plan, store, workers=args.workers, progress=not args.no_progress)
     from ..nn import runs as R
+    from .run_words import compare, paired_line
     from ..results.store import Store, train_runs
 
     with Store(store) as s:
         runs = train_runs(s, ids=set(got["runs"]))
-    from ..results.runsets import bracket
+    from ..stats.runsets import bracket
 
     brackets = {a: bracket(v) for a, v in got["sweep"].items()}
     print("learning rates: " + ", ".join(f"{a} {r:g}" + ("" if a not in brackets or brackets[a]["bracketed"] else " (not bracketed)")
                                          for a, r in got["lr"].items()))
     if got["pending"]:
         print(f"not finished: the plan still wants {got['pending']} run(s) (`gelu-lab experiment --commands` lists them)")
-    for g in R.compare(runs):
+    for g in compare(runs):
         if g.get("lr"):  # the experiment's cells; `gelu-lab runs compare` shows every group
             print(f"{g['label']}: {g['verdict']}")
             for p in g["paired"]:
-                print("  " + R.paired_line(p))
+                print("  " + paired_line(p))
     if args.write:
         from datetime import datetime
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..analysis.fits import FORM_NAMES, NORMS, fit
-from ..results.printing import emit, to_json
+from ..printing import emit, to_json
 
 COLUMNS = ["constants", "params", "max_error", "argmax", "rms_error"]
 

@@ -12,7 +12,7 @@ import argparse
 import hashlib
 import sys
 
-from ..results.printing import emit, to_json
+from ..printing import emit, to_json
 
 LAYER_COLS = ["layer", "mean", "std", "skew", "excess_kurtosis", "share_negative", "share_in_minus3_0",
               "share_below_minus3", "ks_std_normal", "ks_fitted_normal", "gelu_magnitude_from_negative", "units_never_positive"]

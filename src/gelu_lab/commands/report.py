@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from . import CliError
-from ..results.printing import to_json
+from ..printing import to_json
 
 
 def register(sub):

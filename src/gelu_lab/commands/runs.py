@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from ..results.printing import emit, to_json
+from ..printing import emit, to_json
 
 LIST_COLUMNS = ["run", "status", "activation", "seed", "preset", "steps", "fc_init_std", "val_loss", "wall_s", "tok_s", "resume"]
 CMP_COLUMNS = ["group", "rank", "activation", "n", "mean", "std", "gap", "spread", "separated", "behind"]
@@ -77,6 +77,7 @@ def _runs(args, with_metrics=True):
 
 def run(args) -> int:
     from ..nn import runs as R
+    from .run_words import compare, paired_line
 
     runs, prov = _runs(args, with_metrics=args.action != "list")
     if args.action == "list":
@@ -117,7 +118,7 @@ def run(args) -> int:
             prov = prov or {**provenance(), "train_commands": sorted({r["provenance"].get("command", "") for r in runs})}
             print(to_json(R.export_doc(runs, prov)))
     else:  # compare
-        groups = R.compare(runs)
+        groups = compare(runs)
         if args.format == "json":
             print(to_json(groups))
             return 0
@@ -127,5 +128,5 @@ def run(args) -> int:
             for g in groups:
                 print(f"{g['label']}: {g['verdict']}")
                 for p in g["paired"]:
-                    print("  " + R.paired_line(p))
+                    print("  " + paired_line(p))
     return 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..results.printing import emit
+from ..printing import emit
 from ..analysis.demo_table import COLUMNS, DEFAULT_X, comparison_table, parse_x_list
 
 DTYPES = ["float64", "float32", "bfloat16", "float16"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import shlex
 
-from ..results.printing import emit
+from ..printing import emit
 
 
 def _positive(name):

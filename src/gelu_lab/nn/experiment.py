@@ -88,7 +88,7 @@ def _execute(plan: Plan, runs: list[dict], store_path: str, workers: int, bar=No
 def sweep_losses(plan: Plan, store) -> dict:
     """{variant: {rate: final val loss}} of the plan's finished sweep runs in `store` (seed 0, the
     plan's cell, any rate): the runs whose key is the plan's but for the rate."""
-    from .runs import final_loss
+    from ..stats.runsets import final_loss
 
     out = {}
     done = [r for r in store.runs("train", "done") if r["config"].get("seed") == 0]

@@ -2,8 +2,9 @@
 experiments, the statistics of a group, the init sweep, the time a run takes, the
 training job and the unfinished runs of the reader's store.
 
-The page (``gelu_lab.app.pages.ffn``) turns these into figures, tables and text; no
-Dash and no torch here (a click that starts training imports torch to check its options).
+Numbers and dicts of numbers: the page (``gelu_lab.app.pages.ffn``, its view) turns these into
+figures, tables and text; no Dash, no display text and no torch here (a click that starts
+training imports torch to check its options).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 
 from .. import activations
 from ..results import latest
-from ..results.printing import fixed, pct
+from ..stats import runsets as S
 from . import ffn as block
 from . import runs as R
 from . import train_job, variants
@@ -26,7 +27,6 @@ RUN_STEPS = (100, 300, 600, 1500)
 RUN_PRESETS = ("quick", "tiny")
 RUN_ACTS = ("gelu", "gelu_tanh", "relu", "sigmoid", "silu", "relu2", "geglu", "swiglu")  # the run control's FFN variants
 RUN_FC = {"0.02": 0.02, "unit": "unit"}  # the init-scale choices of the run control
-NONE = "–"  # a number that cannot be given (no such activation in the group)
 
 
 def pool(store=None) -> tuple[list[dict], dict]:
@@ -45,8 +45,8 @@ def live(act: str, sigma: float) -> dict:
     """The FFN block of variant `act` on Gaussian inputs of std `sigma`: histogram of its
     pre-activations ("centers", "density"), the (gate's) activation curve ("xs", "ys"),
     histogram of what enters W2 ("y_centers", "y_density": act(h), or act(xW) ⊙ xV for a gated
-    variant, "gated") and the readouts (dead, near-dead and negative shares, linearity,
-    pre-activation std, the negative share and the range of what enters W2; as shown)."""
+    variant, "gated") and "readouts": {"dead", "near_dead", "pre_neg" (shares), "linearity",
+    "pre_std", "y_neg" (the negative share of what enters W2), "y_min", "y_max" (its range)}."""
     b = block.block(act, sigma)
     lim = max(3.0, 4.5 * sigma)
     xs = np.linspace(-lim, lim, 401)
@@ -55,8 +55,7 @@ def live(act: str, sigma: float) -> dict:
     y_centers, y_density = _histogram(b["y"], -span, span)
     return {"centers": centers, "density": density, "xs": xs, "ys": activations.get(variants.gate_activation(act)).fn(xs),
             "y_centers": y_centers, "y_density": y_density, "gated": b["gated"],
-            "readouts": [pct(b["dead"]), pct(b["near_dead"]), pct(b["pre_neg"]), fixed(b["linearity"], 4), fixed(b["pre_std"], 3),
-                         pct(b["y_neg"]), f"[{fixed(b['y_min'], 2)}, {fixed(b['y_max'], 2)}]"]}
+            "readouts": {k: float(b[k]) for k in ("dead", "near_dead", "pre_neg", "linearity", "pre_std", "y_neg", "y_min", "y_max")}}
 
 
 def param_counts(d: int) -> list[dict]:
@@ -71,8 +70,8 @@ def _groups(runs: list[dict]) -> dict[str, list[dict]]:
     """Every group of comparable runs: the cells of the learning-rate experiments (each
     activation at its own rate; keys "cell:..."), then the groups of runs that share every
     setting but activation and seed."""
-    cells = {c["key"]: c["runs"] for e in R.experiments(runs) for c in e["cells"]}
-    return {**cells, **R.groups(runs)}
+    cells = {c["key"]: c["runs"] for e in S.experiments(runs) for c in e["cells"]}
+    return {**cells, **S.groups(runs)}
 
 
 def group_options(runs: list[dict]) -> list[dict]:
@@ -81,14 +80,14 @@ def group_options(runs: list[dict]) -> list[dict]:
     "sources", "best_lr"}] ("best_lr": a cell whose activations train at their own rates; the
     page names a group in words from its "config")."""
     exp = [(k, m) for k, m in _groups(runs).items() if k.startswith("cell:")]
-    rest = sorted(R.groups(runs).items(), key=lambda g: (-len(g[1]), R.fc_value(g[1][0]["config"])))
+    rest = sorted(S.groups(runs).items(), key=lambda g: (-len(g[1]), R.fc_value(g[1][0]["config"])))
     # a cell's runs have each their activation's rate: its label names none
     return [{"key": key, "config": {**m[0]["config"], "lr": None} if key.startswith("cell:") else m[0]["config"], "n": len(m),
              "sources": sorted({r["source"] for r in m}), "best_lr": key.startswith("cell:")} for key, m in exp + rest]
 
 
-def _val(bands, act, i=-1, scale=1.0, digits=3) -> str:
-    return fixed(bands[act]["mean"][i] * scale, digits) if act in bands else NONE
+def _val(bands, act, i=-1, scale=1.0) -> float | None:
+    return bands[act]["mean"][i] * scale if act in bands else None
 
 
 @functools.lru_cache(maxsize=64)
@@ -99,19 +98,20 @@ def _gauss_linearity(act, sigma):
 
 def group(runs: list[dict], key: str, metric: str = "dead") -> dict | None:
     """One experiment: bands of val loss, of `metric` (layer mean) and of the W1 gradient per
-    layer; the comparison rows (nn.runs.compare_group); its runs; and the numbers its
-    explanation quotes (as shown). None if `runs` has no such group."""
+    layer; the comparison rows (stats.runsets.compare_group); its runs; and the numbers its
+    explanation quotes ("quoted": numbers, None where the group has no such activation; the
+    page's view says them). None if `runs` has no such group."""
     gruns = _groups(runs).get(key) if key else None
     if not gruns:
         return None
     pre, mean, dead, grad = (R.bands(gruns, m) for m in ("pre_std", "pre_mean", "dead", "grad_fc"))
     s0, s1 = (pre["gelu"]["mean"][i] if "gelu" in pre else None for i in (0, -1))
-    rows = R.compare_group(gruns)
-    quoted = {"s0": fixed(s0, 2) if s0 else NONE, "s1": fixed(s1, 2) if s1 else NONE,
-              **{k: fixed(_gauss_linearity("gelu", s), 3) if s else NONE for k, s in (("r0", s0), ("r1", s1))},
-              "fc": str(gruns[0]["config"]["fc_init_std"]), "steps": str(gruns[0]["config"]["steps"]),
-              "sig_mean": _val(mean, "sigmoid", digits=2), "sig_grad": _val(grad, "sigmoid"), "gelu_grad": _val(grad, "gelu"),
-              "relu_dead": _val(dead, "relu", scale=100, digits=2), "relu_dead0": _val(dead, "relu", i=0, scale=100, digits=2)}
+    rows = S.compare_group(gruns)
+    quoted = {"s0": s0 or None, "s1": s1 or None,
+              **{k: float(_gauss_linearity("gelu", s)) if s else None for k, s in (("r0", s0), ("r1", s1))},
+              "fc": gruns[0]["config"]["fc_init_std"], "steps": gruns[0]["config"]["steps"],
+              "sig_mean": _val(mean, "sigmoid"), "sig_grad": _val(grad, "sigmoid"), "gelu_grad": _val(grad, "gelu"),
+              "relu_dead": _val(dead, "relu", scale=100), "relu_dead0": _val(dead, "relu", i=0, scale=100)}
     return {"runs": gruns, "rows": rows, "best": rows[0]["activation"] if rows else None, "quoted": quoted,
             "loss": R.bands(gruns, "val_loss"), "metric": R.bands(gruns, metric),
             "grad": [R.bands(gruns, "grad_fc", i) for i in range(R.n_layers(gruns))]}
@@ -139,7 +139,7 @@ def trend(exp: dict, other: str = "relu") -> list[dict]:
     """GELU minus `other` in every cell of an experiment that has both: [{"fc", "width", "mean", "lo", "hi", "n"}]."""
     out = []
     for c in exp["cells"]:
-        p = R.pair_of(c, other)
+        p = S.pair_of(c, other)
         if p and p["n"]:
             out.append({"fc": str(c["fc"]), "width": c["width"], "mean": p["mean"], "lo": p["lo"], "hi": p["hi"], "n": p["n"], "verdict": p["verdict"]})
     return out
@@ -164,28 +164,29 @@ def decision(runs: list[dict]) -> dict | None:
     """The experiment that decides, as the page states it: its main cell (the sweep's width and
     init), GELU against each other activation there, the learning-rate sweep and the scale
     trend of GELU minus ReLU. None when `runs` hold no learning-rate experiment."""
-    exps = R.experiments(runs)
+    exps = S.experiments(runs)
     if not exps:
         return None
     e = exps[0]
-    main = R.main_cell(exps)
+    main = S.main_cell(exps)
     points = trend(e)
     words = {fc: trend_word([p for p in points if p["fc"] == fc]) for fc in dict.fromkeys(p["fc"] for p in points)}
-    return {"exp": e, "main": main, "relu": R.pair_of(main, "relu"), "pairs": main["paired"], "trend": points, "trend_words": words,
-            "sweep": e["sweep"], "lr": e["lr"], "c": main["runs"][0]["config"]}
+    return {"exp": e, "main": main, "relu": S.pair_of(main, "relu"), "pairs": main["paired"], "trend": points, "trend_words": words,
+            "sweep": e["sweep"], "rates": sorted({r for v in e["sweep"].values() for r in v}), "lr": e["lr"], "c": main["runs"][0]["config"]}
 
 
 def run_time(preset: str = "quick") -> dict:
     """What one shipped run of `preset` took (measured, not promised): median wall seconds,
-    steps, and the machine ("cpu", "cpus", "threads": the page says them in words)."""
+    steps, and the machine ("cpu", "cpus", "threads": the page says them in words); None each
+    without a shipped run."""
     runs, _ = pool(store=False)
     runs = [r for r in runs if r["config"].get("preset") == preset and (r.get("final") or {}).get("wall_s")]
     if not runs:
-        return {"wall": NONE, "steps": NONE, "cpu": NONE, "cpus": NONE, "threads": NONE}
+        return {"wall": None, "steps": None, "cpu": None, "cpus": None, "threads": None}
     walls = sorted(r["final"]["wall_s"] for r in runs)
     p = runs[0]["provenance"]
-    return {"wall": f"{walls[len(walls) // 2]:.0f}", "steps": str(runs[0]["config"]["steps"]),
-            "cpu": str(p.get("processor", "?")), "cpus": str(p.get("cpus", "?")), "threads": str(runs[0]["final"].get("threads", "?"))}
+    return {"wall": walls[len(walls) // 2], "steps": runs[0]["config"]["steps"],
+            "cpu": p.get("processor", "?"), "cpus": p.get("cpus", "?"), "threads": runs[0]["final"].get("threads", "?")}
 
 
 def _run_choice(args: dict) -> tuple:

@@ -5,14 +5,14 @@ A plan is a set of training runs of ``gelu-lab train`` (:func:`train_args`), in 
 1. **sweep** -- seed 0 of every FFN variant of ``sweep`` at every rate of ``lrs``, a log
    grid (consecutive rates ``factor`` apart). When a variant's best rate is at an edge of
    its grid, the grid grows by one rate beyond that edge, and again, until the best rate
-   has a worse neighbour on both sides (:func:`gelu_lab.results.runsets.bracket`) or the
+   has a worse neighbour on both sides (:func:`gelu_lab.stats.runsets.bracket`) or the
    next rate would leave ``lr_range`` (then the sweep says it is not bracketed).
    ``lr_from`` lends one variant's rate to another (GELU-tanh differs from GELU by
    < 0.02 % of |x|, so it takes GELU's).
 2. **seeds** -- ``seeds[v]`` seeds (0..n-1) of each variant at its rate, once its sweep is
    bracketed; seed 0 is the sweep's run. Runs with the same seed see the same batches
    (and, for the ungated variants, start from the same weights): the variants are
-   compared seed by seed (:func:`gelu_lab.results.runsets.paired`).
+   compared seed by seed (:func:`gelu_lab.stats.runsets.paired`).
 3. **scale** -- the same comparison at other widths and FFN init scales (``scale``:
    (width, fc_init_std, variants, seeds)) at the rates of the sweep; then the ``small``
    runs at their preset's own settings (the FFN page's "run one yourself" adds seeds).
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from ..results.runsets import bracket
+from ..stats.runsets import bracket
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """What the Real BERT page shows, as data: the newest probe (the reader's store, else the
-shipped one), its numbers as the page quotes them, and one sentence through the model.
+shipped one), its layers' densities, the drift of each swap, and one sentence through the
+model (the page's view, gelu_lab.app.pages.bert.view, says the numbers).
 
     stored()                     {"result", "provenance", "source", "run"}
-    quoted(result)               the numbers the page's texts quote, as shown
     histogram_panels(result)     per layer: the measured density and the two normal curves
     drift(result, metric)        1 - score per swapped layer and for all layers at once
     sentence(text)               tokens, per-layer pre-activation densities, nearest neighbours
@@ -20,17 +20,13 @@ import numpy as np
 
 from .. import results
 from ..numerics import phi
-from ..results.printing import fixed, pct, sig
 
 SWAPS = ("gelu_tanh", "gelu_sigmoid", "relu", "silu")  # gelu_lab.nn.probe.SWAPS, without importing torch
 POOL, POOL_WORDS = 48, 14  # neighbours: the first 48 probe sentences of at most 14 words (cheap to embed 5 times)
 MAX_CHARS = 2000  # gelu_lab.nn.probe.MAX_CHARS (checked before any model is loaded)
 XS = np.linspace(-6.0, 4.0, 201)
 BINS = np.linspace(-6.0, 4.0, 51)  # a sentence's pre-activation histogram
-STAT_COLS = [("mean", 3, None), ("std", 3, None), ("skew", 2, None), ("excess_kurtosis", 2, None),
-             ("share_negative", 1, "%"), ("share_in_minus3_0", 1, "%"), ("share_below_minus3", 2, "%"),
-             ("ks_std_normal", 3, None), ("ks_fitted_normal", 3, None), ("gelu_magnitude_from_negative", 1, "%"),
-             ("units_never_positive", 0, "int")]
+
 
 
 def stored() -> dict:
@@ -38,48 +34,6 @@ def stored() -> dict:
     shipped one; read through gelu_lab.results.latest."""
     r = results.latest("probe")
     return {"result": r.value, "provenance": r.provenance, "source": r.source, "run": r.run["id"] if r.run else None}
-
-
-def _range(vals, f, sep: str = " – ") -> str:
-    return f"{f(min(vals))}{sep}{f(max(vals))}"
-
-
-def cell(v, digits: int, kind) -> str:
-    """A layer statistic as the table shows it (STAT_COLS: digits and kind)."""
-    if kind == "%":
-        return pct(v, digits)
-    return str(int(v)) if kind == "int" else fixed(v, digits)
-
-
-def quoted(res: dict, sep: str = " – ") -> dict:
-    """The numbers the page's texts quote ({n}, {tokens}, {sub}, {means}, ...), as shown: counts
-    grouped, and for the scores that round to 1 their gap to 1 (1 - cosine), which does not;
-    a range as low, `sep`, high (Chinese text reads " 至 " better than a dash beside minus signs)."""
-    L = res["layers"]
-    rows = {(w["activation"], w["layer"]): w for w in res["swaps"]}
-    cr = res["precision"][-1]
-    bf = next((p for p in res["precision"] if p["dtype"] == "bfloat16"), None)
-    v = {
-        "n": sig(res["n_sentences"]), "tokens": sig(res["tokens"]),
-        "sub": sig(res.get("subset", {}).get("sentences", res["n_sentences"])),
-        "means": _range([x["mean"] for x in L], lambda m: fixed(m, 2), sep),
-        "neg": _range([x["share_negative"] for x in L], lambda s: pct(s, 0), sep),
-        "ks_std": _range([x["ks_std_normal"] for x in L], lambda s: fixed(s, 2), sep),
-        "ks_fit": _range([x["ks_fitted_normal"] for x in L], lambda s: fixed(s, 3), sep),
-        "kurt": _range([x["excess_kurtosis"] for x in L], lambda s: fixed(s, 1), sep),
-        "mag": _range([x["gelu_magnitude_from_negative"] for x in L], lambda s: pct(s, 0), sep),
-        "mid": _range([x["share_in_minus3_0"] for x in L], lambda s: pct(s, 0), sep),
-        "differs": pct(cr["share_torch_differs"]), "over1": pct(cr["share_torch_over_1ulp"]),
-        "cr_gap": sig(1.0 - cr["cos_min"]),
-        "bf_gap": sig(1.0 - bf["cos_min"]) if bf else "–", "bf_nn": pct(bf["nn_top1"]) if bf else "–",
-    }
-    for a in SWAPS:
-        w = rows.get((a, "all"))
-        if w:
-            v[f"{a}_cos"], v[f"{a}_gap"] = sig(w["cos_mean"], 3), sig(1.0 - w["cos_mean"])
-            v[f"{a}_rho"] = sig(w["spearman"], 3)
-            v[f"{a}_nn"] = pct(w["nn_top1"])
-    return v
 
 
 def histogram_panels(res: dict) -> list[dict]:

@@ -1,4 +1,4 @@
-"""Stored training runs: read, export, compare.
+"""Stored training runs: export, series and bands for the figures.
 
 A run, as every function here takes and returns it, is a plain dict
 
@@ -9,23 +9,14 @@ the same whether it comes from the runs store or from the result set shipped
 with the package (both read through ``gelu_lab.results.latest("train")``), so
 the CLI, the app and the tests share one code path.
 
-``compare`` answers "which activation wins": per group of runs that differ
-only in activation and seed, the final val loss of each activation as
-mean +- sample std over seeds, the ranking, and for each activation whether
-its gap to the best one is larger than the seed-to-seed noise: runs with the
-same seed share init and batches, so the per-seed differences to the best get
-a paired 95 % t interval, and "separated" means it excludes 0 (the same test as
-every GELU-against-X verdict). With fewer than two shared seeds the noise is
-unknown and nothing is "separated". ``behind`` counts the seeds in which an
-activation ends behind the best one ("2/2": in every seed).
+Their comparison ("which activation wins") is :func:`gelu_lab.stats.runsets.comparisons`
+(numbers), said by the CLI (:mod:`gelu_lab.commands.run_words`) and by the FFN page.
 """
 
 from __future__ import annotations
 
 import math
 
-# the comparison itself sits below nn (the claims use it too); the callers of nn.runs find it here
-from ..results.runsets import compare_group, experiments, final_loss, group_key, group_label, groups, main_cell, pair_of, paired, pairs, verdict_parts  # noqa: F401
 
 
 def export_doc(runs: list[dict], provenance: dict | None = None, digits: int = 6) -> dict:
@@ -48,53 +39,6 @@ def export_doc(runs: list[dict], provenance: dict | None = None, digits: int = 6
 def series(run: dict, name: str) -> tuple[list[int], list[float]]:
     pts = [p for p in run["metrics"].get(name, []) if p[1] is not None]
     return [p[0] for p in pts], [p[1] for p in pts]
-
-
-def compare(runs: list[dict]) -> list[dict]:
-    """Every comparison in `runs`: first the cells of the learning-rate experiments (each
-    activation at its own rate, "lr": {act: rate}), then compare_group for every group
-    of runs sharing all settings but activation and seed.
-    [{"group", "label", "config", "rows", "verdict", "paired"}], "paired" being GELU against
-    each other activation (:func:`pairs`)."""
-    out = []
-    for e in experiments(runs):
-        for c in e["cells"]:
-            out.append({"group": c["key"], "label": c["label"], "config": c["runs"][0]["config"], "rows": c["rows"],
-                        "verdict": verdict(c["rows"]), "paired": c["paired"], "lr": e["lr"]})
-    for key, members in groups(runs).items():
-        rows = compare_group(members)
-        if rows:
-            out.append({"group": key, "label": group_label(members[0]["config"]), "config": members[0]["config"],
-                        "rows": rows, "verdict": verdict(rows), "paired": pairs(rows)})
-    return out
-
-
-VERDICT_WORDS = {"larger": "larger than the seed-to-seed noise", "within": "within the seed-to-seed noise"}
-
-
-def paired_line(p: dict) -> str:
-    """One line of a paired comparison, as the CLI prints it."""
-    if p["verdict"] == "unknown":
-        return f"{p['a']} - {p['b']}: {p['mean']:+.4f} nats/char over {p['n']} seed(s): noise unknown"
-    return (f"{p['a']} - {p['b']}: {p['mean']:+.4f} nats/char, 95% interval [{p['lo']:+.4f}, {p['hi']:+.4f}] "
-            f"over {p['n']} seeds: {VERDICT_WORDS[p['verdict']]}")
-
-
-def verdict(rows: list[dict]) -> str:
-    """One sentence, the CLI's (the page words results.runsets.verdict_parts in its language):
-    who wins and whether the gaps exceed the seed-to-seed noise."""
-    v = verdict_parts(rows)
-    if v is None:
-        return ""
-    best = v["best"]
-    if v["kind"] == "only":
-        return f"only {best} was run"
-    if v["kind"] == "one_seed":
-        return f"{best} is lowest, but with one seed the seed-to-seed noise is unknown"
-    if v["kind"] == "wins":
-        return f"{best} wins; every gap is larger than the seed-to-seed noise"
-    tail = "; paired by seed, it is ahead of them in every seed" if v["ahead"] else ""
-    return f"{best} is lowest, but within the seed-to-seed noise of {', '.join(v['close'])}: not a clear win over them" + tail
 
 
 # --- series for the figures ------------------------------------------------------

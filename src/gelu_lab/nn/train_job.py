@@ -23,7 +23,7 @@ def resume_command(run_id: int, store: str | None = None) -> str:
 
 def next_seed(runs: list[dict], config: dict) -> int:
     """One more than the highest seed among runs of the same experiment and activation."""
-    from .runs import group_key
+    from ..stats.runsets import group_key
 
     key = group_key(config)
     seeds = [r["config"]["seed"] for r in runs if group_key(r["config"]) == key and r["config"]["activation"] == config["activation"]]

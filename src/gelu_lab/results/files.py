@@ -14,9 +14,12 @@ damaged later, on disk or by hand.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 from pathlib import Path
 from typing import Callable
+
+import numpy as np
 
 MAGIC = b"gelu-lab sha256 "
 
@@ -56,3 +59,18 @@ def read_checked(path) -> bytes:
     if hashlib.sha256(data).hexdigest().encode("ascii") != head[len(MAGIC):]:
         raise CorruptFile(f"{path} does not match its sha256")
     return data
+
+
+def plain(v):
+    """JSON-safe Python value (NumPy scalars unwrapped, nan/inf as strings)."""
+    if isinstance(v, dict):
+        return {k: plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    if isinstance(v, np.ndarray):
+        return [plain(x) for x in v.tolist()]
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return repr(v)
+    return v

@@ -347,7 +347,7 @@ class Store:
         """Copy finished runs in, all in one transaction (gelu_lab.results.merge): each a dict with
         kind, key, config, status, provenance, created, updated and optionally "metrics"
         {name: [[step, value], ...]} and "results" {name: value}. Their new ids."""
-        from .printing import _plain
+        from .files import plain as _plain
 
         ids = []
         with self._writing():
@@ -393,7 +393,7 @@ class Store:
         return [dict(r) for r in rows]
 
     def put_result(self, run_id: int, name: str, value):
-        from .printing import _plain
+        from .files import plain as _plain
 
         with self._writing():
             self.db.execute(

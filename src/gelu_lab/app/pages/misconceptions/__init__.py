@@ -1,0 +1,4 @@
+"""The misconceptions page: ``page.py`` (its URL state and layout), ``callbacks.py``, ``view.py`` (the claims' checks as the cards show them)."""
+
+from .page import LIVE, PARAMS, layout  # noqa: F401  (what the shell reads: app.page_module)
+from . import callbacks  # noqa: F401,E402  (registers the page's callbacks)
