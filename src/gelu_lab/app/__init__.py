@@ -47,7 +47,8 @@ from flask import request
 from werkzeug.exceptions import HTTPException
 
 from .. import budget
-from . import guard, public, registry, shell, speed, state
+from . import guard, public, registry, shell, state
+from .compat import speed
 
 log = logging.getLogger("gelu_lab.app")
 ASSETS = Path(__file__).parent / "assets"

@@ -130,7 +130,7 @@ def slider(id: str, p: Param, value, label: str, marks=None, table: str | None =
     `table`: the id of the dcc.Store holding this slider's :func:`family_table` (or
     one like it): assets/gelu_lab.js then shows its readouts as soon as the handle moves.
     The label names the handle and the number box (dcc.Slider has no prop for that:
-    assets/a11y.js points their aria-labelledby at it).
+    assets/compat/a11y.js points their aria-labelledby at it).
     """
     if marks is None:
         marks = {v: f"{v:g}" for v in (p.lo, p.hi)}
@@ -219,7 +219,7 @@ def full(v, digits: int = 4, **kw) -> html.Span:
 def values_table(head, rows, head_style=None, **kw) -> html.Div:
     """A table of numbers: `head` the column titles (or html.Th cells), `rows` its html.Tr rows;
     `kw` (its id) go to the table. In a box of its own that scrolls sideways when the table is
-    wider than the page (a phone): assets/a11y.js makes such a box a focusable region. Sent as
+    wider than the page (a phone): assets/compat/a11y.js makes such a box a focusable region. Sent as
     static markup (one Dash component however many cells, see static): nothing in it can be a
     callback's input or output; a callback that changes a table returns a new one."""
     cells = [h if isinstance(h, html.Th) else html.Th(h, style=head_style) for h in head]
@@ -242,11 +242,11 @@ def scrolling(table) -> html.Div:
 def radio(id: str, label: str, values, value, text=str) -> html.Div:
     """Labelled radio buttons in a row, one per value, captioned text(value)."""
     options = [{"label": text(v), "value": v} for v in values]
-    return html.Div([html.Label(label, htmlFor=id, id=f"{id}-label", className="control-label"),  # names the group (assets/a11y.js)
+    return html.Div([html.Label(label, htmlFor=id, id=f"{id}-label", className="control-label"),  # names the group (assets/compat/a11y.js)
                      dcc.RadioItems(id=id, options=options, value=value, inline=True, className="checklist")], className="control")
 
 
 def dropdown(id: str, label: str, options, value) -> html.Div:
     """A labelled dropdown that always has a value."""
-    return html.Div([html.Label(label, htmlFor=id, id=f"{id}-label", className="control-label"),  # names the button (assets/a11y.js)
+    return html.Div([html.Label(label, htmlFor=id, id=f"{id}-label", className="control-label"),  # names the button (assets/compat/a11y.js)
                      dcc.Dropdown(id=id, options=options, value=value, clearable=False)], className="control")

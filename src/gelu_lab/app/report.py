@@ -259,10 +259,12 @@ def build(out="gelu-lab.html", lang: str = "zh", store=None, progress: bool | No
         bar.update()
         bar.set_postfix_str("assets")
         assets = resources.files("gelu_lab").joinpath("app", "assets")  # every stylesheet the app serves, style.css first
+        compat_dir = assets.joinpath("compat")  # the app serves assets/compat/ after the rest
         sheets = sorted((f for f in assets.iterdir() if f.name.endswith(".css")), key=lambda f: (f.name != "style.css", f.name))
+        sheets += sorted((f for f in compat_dir.iterdir() if f.name.endswith(".css")), key=lambda f: f.name)
         styles = "".join(f.read_text(encoding="utf-8") for f in sheets) + _CSS
         mathjax = _mathjax()
-        scripts = "".join(f"<script>{_asset(assets.joinpath(f).read_text(encoding='utf-8'))}</script>" for f in ("a11y.js", "figure_text.js"))
+        scripts = "".join(f"<script>{_asset(compat_dir.joinpath(f).read_text(encoding='utf-8'))}</script>" for f in ("a11y.js", "figure_text.js"))
         words = " ".join(f'{k}="{html.escape(v)}"' for k, v in main_words(shell).items())  # as the app's <main>
         now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
         doc = "".join([
@@ -279,7 +281,7 @@ def build(out="gelu-lab.html", lang: str = "zh", store=None, progress: bool | No
             f'<p class="muted">{markdown(w["static"])}</p>',
             f'<p class="muted">{w["generated"]} {now} · gelu-lab {__version__}</p>',
             f'<nav class="report-nav"><h2>{w["contents"]}</h2><ol>{"".join(toc)}</ol></nav></header>',
-            # one main, with the words of assets/a11y.js and assets/figure_text.js, as in the app
+            # one main, with the words of assets/compat/a11y.js and assets/compat/figure_text.js, as in the app
             f'<main id="content" tabindex="-1" {words}>', *sections,
             f'<section class="report-page" id="measured"><h1>{w["measured"]}</h1>{meas}</section></main>',
             f'<footer class="footer">{html.escape(shell["footer"])}</footer></div>',

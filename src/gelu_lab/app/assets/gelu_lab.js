@@ -36,10 +36,9 @@ window.gelu_lab = (function () {
       const trig = window.dash_clientside.callback_context.triggered;
       return trig && trig.length ? trig[0].value : v;
     },
-    // the drawn plotly.js graph of dcc.Graph `id` (null until it is drawn)
+    // the drawn plotly.js graph of dcc.Graph `id` (null until it is drawn): compat/plotly_gd.js
     plot: function (id) {
-      const el = document.getElementById(id);
-      return el && (el.classList.contains("js-plotly-plot") ? el : el.querySelector(".js-plotly-plot"));
+      return window.gelu_lab_compat.plotly_gd.find(id);
     },
     // Move curves of a drawn figure in place: Plotly.animate without redraw rewrites
     // only the paths of the given traces, where a new figure through Dash means
@@ -149,25 +148,3 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
     },
   },
 });
-
-// Markup made on the server, in a div's data-html: formulas (gelu_lab.mathml; Dash has
-// no MathML components; the browser draws MathML itself, no MathJax) and content that
-// never changes once drawn (app.components.static: one component instead of hundreds).
-// Put it in place whenever such a div appears or its data-html changes.
-(function () {
-  function draw(el) {
-    const markup = el.getAttribute("data-html");
-    if (markup !== null && el.__html !== markup) { el.innerHTML = markup; el.__html = markup; }
-  }
-  function scan(root) {
-    if (root.nodeType !== 1) return;
-    if (root.matches("[data-html]")) draw(root);
-    root.querySelectorAll("[data-html]").forEach(draw);
-  }
-  new MutationObserver(function (records) {
-    records.forEach(function (r) {
-      if (r.type === "attributes") draw(r.target);
-      else r.addedNodes.forEach(scan);
-    });
-  }).observe(document.documentElement, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-html"] });
-})();

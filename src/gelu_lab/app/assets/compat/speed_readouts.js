@@ -1,4 +1,5 @@
-// A speed trick (app/speed.py: "readouts"). Readouts that follow their slider before
+// compat entry "readouts", a speed trick (gelu_lab/app/compat/speed.py; dash==4.4.1:
+// window.dash_component_api.getLayout, dcc.Slider's handle with aria-valuenow). Readouts that follow their slider before
 // Dash does: Dash 4's slider shows its new value on the handle (aria-valuenow) as soon
 // as a key or a drag moves it; the clientside callback that computes the readouts runs
 // a frame or more later, after Dash has passed the value through its store. A slider
@@ -6,6 +7,24 @@
 // gets its readouts written right here, from the same table row, into React's text
 // nodes; the callback then writes the same texts again (and moves the figure).
 (function () {
+  const C = window.gelu_lab_compat = window.gelu_lab_compat || {};
+  C.readouts = {
+    depends: "dash==4.4.1 (window.dash_component_api.getLayout, the slider handle's aria-valuenow)",
+    check: function () {
+      const boxes = Array.from(document.querySelectorAll("main [data-table]"));
+      if (!boxes.length) return null;
+      const api = window.dash_component_api;
+      if (!api || typeof api.getLayout !== "function") return ["dash: window.dash_component_api.getLayout is gone"];
+      const out = [];
+      boxes.forEach(function (box) {
+        const layout = api.getLayout(box.getAttribute("data-table")), t = layout && layout.props && layout.props.data;
+        if (!t || !t.reads) out.push("dash: getLayout('" + box.getAttribute("data-table") + "').props.data has no table");
+        const handle = box.querySelector("[role=slider]");
+        if (!handle || window.gelu_lab.bad(handle.getAttribute("aria-valuenow"))) out.push("dash: no slider handle with a numeric aria-valuenow in #" + box.id);
+      });
+      return out;
+    },
+  };
   function early(handle) {
     const box = handle.closest("[data-table]"), api = window.dash_component_api;
     const layout = box && api && api.getLayout && api.getLayout(box.getAttribute("data-table"));
