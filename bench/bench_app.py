@@ -364,8 +364,8 @@ def ab_controls(browser, bases: dict, controls, n: int, rng, block: int = 5, qui
         for v, (lat, drawn) in res.items():
             diff = "" if v == BASE else f"{pct(lat, 50) - a50:+10.1f}{pct(lat, 95) - a95:+10.1f}"
             if figures is not None and v != BASE:
-                figures[f"{v} - '{BASE}': {control[1]} readout p50, n = {n}, ms"] = round(float(pct(lat, 50) - a50), 1)
-                figures[f"{v} - '{BASE}': {control[1]} readout p95, n = {n}, ms"] = round(float(pct(lat, 95) - a95), 1)
+                figures[f"{v} - '{BASE}': {control[1]} -> {control[3]} readout p50, n = {n}, ms"] = round(float(pct(lat, 50) - a50), 1)
+                figures[f"{v} - '{BASE}': {control[1]} -> {control[3]} readout p95, n = {n}, ms"] = round(float(pct(lat, 95) - a95), 1)
             drawn_txt = f"{pct(drawn, 50):11.1f}{pct(drawn, 95):7.1f}" if drawn else f"{'-':>11}{'-':>7}"
             print(f"{control[1]:<22}{v:<16}{pct(lat, 50):7.1f}{pct(lat, 95):7.1f}{diff:<20}   {drawn_txt}", flush=True)
 
