@@ -64,6 +64,13 @@ window.gelu_lab = (function () {
     reads: function (v, t) {
       return t.reads[window.gelu_lab.index(v, t)];
     },
+    // The readouts a slider's clientside callback returns for row i of its table. One writer
+    // per readout: where the compat entry "readouts" is on (compat/speed_readouts.js), it
+    // writes them as the handle moves, and the callback leaves them alone; else the callback.
+    shown: function (t, i) {
+      const C = window.gelu_lab_compat;
+      return C && C.readouts ? t.ids.map(function () { return window.dash_clientside.no_update; }) : t.reads[i];
+    },
     // a family of precomputed curves y[i] of figure `id`, indexed by a slider
     family: function (id, v, dv, table) {
       const G = window.gelu_lab, nu = window.dash_clientside.no_update;
@@ -72,7 +79,7 @@ window.gelu_lab = (function () {
       if (G.bad(v) || !gd) return table.ids.map(function () { return nu; });
       const i = G.index(v, table);
       G.move(gd, [table.trace], [{ y: table.y[i] }], { name: [table.names[i]] });
-      return table.reads[i];
+      return G.shown(table, i);
     },
   };
 })();
@@ -123,12 +130,12 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
         { x: table.xs.slice(0, i + 1), y: table.density.slice(0, i + 1) }, { x: [xv], y: [xv] }, { x: [xv], y: [table.gelu[i]] },
         { x: [xv], y: [table.label_y], text: [table.label[i]], textposition: [table.side[i]] },
       ]);
-      return table.reads[i];
+      return G.shown(table, i);
     },
     // vs ReLU: GELU(s x)/s for the slider's s; vs Sigmoid: x sigma(beta x) for its beta
     relu_s: function (v, dv, table) { return window.gelu_lab.family("relu-scale", v, dv, table); },
     sigmoid_beta: function (v, dv, table) { return window.gelu_lab.family("sigmoid-family", v, dv, table); },
-    // Overview: the ticked activations' curves and table rows. spec = [every name, in
+    // Overview: the ticked activations' curves and table rows (gelu_lab.shown's rule). spec = [every name, in
     // the rows' order; a ticked curve's style; an unticked one's] (figures/curves.py
     // SHOWN, HIDDEN): every curve is drawn, an unticked one transparent, skipped by the
     // hover, not in the legend.
@@ -138,7 +145,9 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
       const f = Object.assign({}, fig, { data: fig.data.map(function (tr) {
         return Object.assign({}, tr, names.indexOf(tr.meta) >= 0 ? spec[1] : spec[2]);
       }) });
-      return [f].concat(all.map(function (n) { return names.indexOf(n) < 0; }));
+      // the rows: one writer, compat/speed_ticks.js where that entry is on (as a box changes), else here
+      const C = window.gelu_lab_compat, early = C && C.ticks;
+      return [f].concat(all.map(function (n) { return early ? nu : names.indexOf(n) < 0; }));
     },
     // a preset button {type, value} sets its slider to its value
     preset: function (clicks) {

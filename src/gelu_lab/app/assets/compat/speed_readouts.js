@@ -5,7 +5,7 @@
 // a frame or more later, after Dash has passed the value through its store. A slider
 // made with a table (components.slider: data-table names the dcc.Store of its table)
 // gets its readouts written right here, from the same table row, into React's text
-// nodes; the callback then writes the same texts again (and moves the figure).
+// nodes; the callback then only moves the figure (gelu_lab.shown: one writer per readout).
 (function () {
   const C = window.gelu_lab_compat = window.gelu_lab_compat || {};
   C.readouts = {

@@ -3,7 +3,8 @@
 // inside an element with data-rows (an id prefix) and data-plot (a figure's id) shows
 // or hides, as soon as a box changes, the row data-rows + value and the curve whose
 // meta is the value (drawn, transparent when unticked: figures/curves.py); the
-// clientside callback then redraws the figure with the same choice (legend, hover).
+// clientside callback then redraws the figure with the same choice (legend, hover), and
+// leaves the rows to this (gelu_lab.js visible: one writer per row).
 (function () {
   const C = window.gelu_lab_compat = window.gelu_lab_compat || {};
   C.ticks = {
