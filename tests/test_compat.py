@@ -102,3 +102,21 @@ def test_every_js_entry_registers_itself():
             assert any(re.search(rf"\bC\.{e.name} = \{{", (APP / f).read_text(encoding="utf-8")) for f in js), f"{js} do not register gelu_lab_compat.{e.name}"
     files = {f"assets/compat/{f.name}" for f in (ASSETS / "compat").iterdir()}
     assert files == owned, f"in assets/compat but no entry's: {sorted(files - owned)}"
+
+
+# the Python side: a library's private names that only an entry's files may use
+PY_PRIVATE = re.compile(r"\b_js_dist\w*|\b_dash_renderer\b|\b_validate\s*=|\bsideUpdate\b|async-mathjax|webpackChunk|\b_negative_number_matcher\b")
+
+
+def test_no_python_outside_compat_touches_a_library_private():
+    src = ROOT / "src" / "gelu_lab"
+    allowed = {(APP / f).resolve() for e in compat.ENTRIES.values() for f in e.files if f.endswith(".py")}
+    bad = []
+    for f in sorted(src.rglob("*.py")):
+        if (APP / "compat") in f.parents or f.resolve() in allowed:
+            continue
+        for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
+            code = line.split("#")[0]
+            if (m := PY_PRIVATE.search(code)) and '"""' not in line and "``" not in line:
+                bad.append(f"{f.relative_to(src)}:{n}: {m.group(0)}")
+    assert not bad, "move these into an entry of gelu_lab/app/compat:\n" + "\n".join(bad)

@@ -8,8 +8,9 @@ Layout: :mod:`.shell` (navigation, language switch, routing, URL state),
 callbacks of one page, nothing else), ``content/{zh,en}/<slug>.md`` (its text,
 see :mod:`.content`), ``assets/`` (CSS, the clientside callbacks and the vendored
 plotly.js bundle, served by the app itself: no CDN), the figures in
-:mod:`gelu_lab.figures`, and :mod:`.speed` (what the app does past Dash's public
-API to load and answer sooner, behind the GELU_LAB_FAST switch).
+:mod:`gelu_lab.figures`, and :mod:`.compat` (every use of a library's non-public
+behaviour, one checked entry each, JavaScript and CSS in ``assets/compat/``; the speed
+tricks among them sit behind the GELU_LAB_FAST switch, :mod:`.compat.speed`).
 
 How to add a page (e.g. ``ffn``)
 --------------------------------
@@ -91,7 +92,7 @@ def create_app(fast: bool | str | None = None) -> dash.Dash:
     """A new Dash app with every page; debug off, assets served locally (no CDN); what a
     visitor may do as :func:`.public.current` says (configure it first).
 
-    fast: the speed tricks of :mod:`.speed` (None: as the GELU_LAB_FAST environment
+    fast: the speed tricks of :mod:`.compat.speed` (None: as the GELU_LAB_FAST environment
     variable says, all of them when it is unset; False: stock Dash).
     """
     tricks = speed.enabled(fast)

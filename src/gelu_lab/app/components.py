@@ -23,7 +23,7 @@ def md(source: str, **kw) -> html.Div:
     needs no dcc.Markdown: its 460 kB of script chunks (Markdown parser and
     highlight.js), fetched after the layout, were a fifth of a cold page load.
     Dash has no MathML components, so a formula div carries its server-made
-    ``<math>`` in ``data-html`` and assets/gelu_lab.js puts it in place.
+    ``<math>`` in ``data-html`` and assets/compat/data_html.js puts it in place.
     """
     return html.Div(prose(source), className="prose", **kw)
 
@@ -128,7 +128,7 @@ def slider(id: str, p: Param, value, label: str, marks=None, table: str | None =
     updatemode "mouseup": only then does Dash 4 commit a typed value (clamped to the
     range) when the box loses focus; while dragging, ``drag_value`` moves.
     `table`: the id of the dcc.Store holding this slider's :func:`family_table` (or
-    one like it): assets/gelu_lab.js then shows its readouts as soon as the handle moves.
+    one like it): assets/compat/speed_readouts.js then shows its readouts as soon as the handle moves.
     The label names the handle and the number box (dcc.Slider has no prop for that:
     assets/compat/a11y.js points their aria-labelledby at it).
     """
@@ -228,7 +228,7 @@ def values_table(head, rows, head_style=None, **kw) -> html.Div:
 
 def static(tree, **kw) -> html.Div:
     """Content that never changes once drawn (html components only), as ONE Dash component:
-    a div whose data-html holds tree's markup (app.markup: escaped), which assets/gelu_lab.js
+    a div whose data-html holds tree's markup (app.markup: escaped), which assets/compat/data_html.js
     puts in place. A big table as 600 components costs Dash's renderer time that grows with
     the square of the page's component count; as one, nothing (app.markup says why)."""
     return html.Div(**{"data-html": markup(tree)}, **kw)

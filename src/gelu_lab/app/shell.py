@@ -25,7 +25,7 @@ HTML_LANG = {"zh": "zh-Hans", "en": "en"}  # <html lang>: BCP 47 names the scrip
 
 def layout(show, tricks: frozenset[str]):
     """The app's layout: the frame around the page, the page in it where the speed tricks
-    render it at once (:func:`.speed.first_layout`), else empty for the routing callback.
+    render it at once (:func:`.compat.speed.first_layout`), else empty for the routing callback.
     ``rendered`` holds the URL shown, so that the routing callback is not called for it."""
 
     def frame(key: str | None):
