@@ -34,7 +34,8 @@ does falls on every variant alike; with --quiet, each group starts once the mach
 quiet. Prints, per variant, the paired differences against "every trick" (median and
 quartiles over pages and rounds; p50 / p95 per control). --no-controls or --no-loads
 halves the run.
-Writes bench/results/bench_app.json (not with --ab or --vs, whose A/B tables are read as printed).
+Writes bench/results/bench_app.json; with --ab bench/results/bench_app_ab.json (each variant's
+paired differences: > 0 is what the trick it leaves out gains), with --vs bench/results/bench_app_vs.json.
 """
 
 from __future__ import annotations
@@ -415,12 +416,9 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0, help="--ab: seed of the shuffled orders")
     ap.add_argument("--quiet", type=float, default=1.0, help="--ab: start each group of loads once at most this share of the CPUs is busy (1: at once)")
     args = ap.parse_args()
-    if args.ab and not args.vs:  # the A/B of compat's entries: bench/results/bench_app_ab.json
-        with record.recording("bench_app_ab") as figures:
+    if args.ab or args.vs:  # the A/B of compat's entries: bench/results/bench_app_ab.json; before / after: bench_app_vs.json
+        with record.recording("bench_app_vs" if args.vs else "bench_app_ab") as figures:
             ab(args, figures)
-        return 0
-    if args.vs:
-        ab(args)
         return 0
     with record.recording("bench_app") as figures:
         measure(args)

@@ -12,7 +12,7 @@ from gelu_lab.app import compat
 # pages that between them use every JavaScript entry (a slider table, a checklist with a
 # figure, a dropdown, formulas, figures with a legend)
 PAGES = ["/definition?lang=en", "/?lang=en", "/demo?lang=en", "/relu?lang=en"]
-JS = sorted(n for n, e in compat.ENTRIES.items() if e.js and any(f.startswith("assets/") and f.endswith(".js") and "speed_lazy" not in f for f in e.files))
+JS = sorted(n for n, e in compat.ENTRIES.items() if e.js)
 RUN = "() => Object.fromEntries(Object.entries(window.gelu_lab_compat).map(([k, e]) => [k, e.check()]))"
 
 

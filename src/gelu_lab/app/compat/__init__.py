@@ -51,7 +51,8 @@ class Entry:
 
     @property
     def js(self) -> bool:
-        return any(f.endswith(".js") for f in self.files)
+        """Checked in Chromium: its code is in assets/compat/ (window.gelu_lab_compat.<name>)."""
+        return any(f.startswith("assets/compat/") and f.endswith(".js") for f in self.files)
 
 
 def _speed_check():
