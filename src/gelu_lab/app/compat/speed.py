@@ -25,7 +25,8 @@ One more setting of the switch uses Dash's public API only, so it is no compat e
 the layout and callbacks are preloaded with the page (``app.index_string``). It sits behind
 the switch so that ``GELU_LAB_FAST=0`` is stock Dash, the baseline of the A/B. (Its former
 private half, dcc's Graph and Slider chunks made eager by an edit of ``dcc._js_dist`` and
-rendered once off the document by assets/speed_lazy.js, measured under the bar and is gone.)
+rendered once off the document by assets/speed_lazy.js, is gone: first_paint as a whole
+measured +38 ms of median cold load, under the bar; bench_app_ab.json.)
 
 The switch is the environment variable ``GELU_LAB_FAST``, read by
 :func:`gelu_lab.app.create_app` (or its ``fast`` argument):
