@@ -26,7 +26,7 @@ callbacks and one figure, in the same browser and run (--no-floor skips it).
 
     .venv/bin/python bench/bench_app.py --ab readouts,ticks,all --no-loads [--quiet 0.3]
 
-A/B of the speed tricks (gelu_lab/app/speed.py): one server with every trick and,
+A/B of the speed tricks (gelu_lab/app/compat/speed.py): one server with every trick and,
 for each name given ("a+b": without a and b; "all": with none), one without it (GELU_LAB_FAST),
 and with --vs DIR one from another checkout (before / after), all running at once. Cold loads go round the servers in a shuffled order per page
 and round, control presses in blocks of 5 per server, so that what else the machine
@@ -34,7 +34,8 @@ does falls on every variant alike; with --quiet, each group starts once the mach
 quiet. Prints, per variant, the paired differences against "every trick" (median and
 quartiles over pages and rounds; p50 / p95 per control). --no-controls or --no-loads
 halves the run.
-Writes bench/results/bench_app.json (not with --ab or --vs, whose A/B tables are read as printed).
+Writes bench/results/bench_app.json; with --ab bench/results/bench_app_ab.json (each variant's
+paired differences: > 0 is what the trick it leaves out gains), with --vs bench/results/bench_app_vs.json.
 """
 
 from __future__ import annotations
@@ -319,7 +320,7 @@ def _quartiles(d) -> str:
     return f"{pct(d, 50):+8.0f}{pct(d, 25):+8.0f}{pct(d, 75):+8.0f}"
 
 
-def ab_loads(browser, bases: dict, paths, rounds: int, rng, quiet: float = 1.0) -> None:
+def ab_loads(browser, bases: dict, paths, rounds: int, rng, quiet: float = 1.0, figures: dict | None = None) -> None:
     """Cold loads, each in a fresh context, round the servers in a shuffled order per page and
     round, each such group once the machine is quiet (wait_quiet; quiet=1: no wait)."""
     t = {v: {p: [] for p in paths} for v in bases}
@@ -342,10 +343,13 @@ def ab_loads(browser, bases: dict, paths, rounds: int, rng, quiet: float = 1.0) 
             continue
         d = [a - b for p in paths for a, b in zip(t[v][p], t[BASE][p])]
         per = " ".join(f"{pct([a - b for a, b in zip(t[v][p], t[BASE][p])], 50):+5.0f}" for p in paths)
+        if figures is not None:  # > 0: the variant (without the entry) is slower, i.e. the entry's gain
+            figures[f"{v} - '{BASE}': cold load, paired diff median over {rounds} rounds x {len(paths)} pages, ms"] = round(float(pct(d, 50)), 1)
+            figures[f"{v} / '{BASE}': cold load, ratio of medians"] = round(float(pct(pooled, 50) / pct([x for p in paths for x in t[BASE][p]], 50)), 3)
         print(f"{v:<16}{pct(pooled, 50):8.0f}  {_quartiles(d)}   {per}", flush=True)
 
 
-def ab_controls(browser, bases: dict, controls, n: int, rng, block: int = 5, quiet: float = 1.0) -> None:
+def ab_controls(browser, bases: dict, controls, n: int, rng, block: int = 5, quiet: float = 1.0, figures: dict | None = None) -> None:
     """Each control pressed on every server, in blocks of `block` presses, servers in a shuffled
     order per round of blocks, each round once the machine is quiet (wait_quiet)."""
     print(f"\ncontrol latency A/B (ms, input -> readout changed), n = {n} per server, blocks of {block}, interleaved")
@@ -363,14 +367,17 @@ def ab_controls(browser, bases: dict, controls, n: int, rng, block: int = 5, qui
         a50, a95 = pct(res[BASE][0], 50), pct(res[BASE][0], 95)
         for v, (lat, drawn) in res.items():
             diff = "" if v == BASE else f"{pct(lat, 50) - a50:+10.1f}{pct(lat, 95) - a95:+10.1f}"
+            if figures is not None and v != BASE:
+                figures[f"{v} - '{BASE}': {control[1]} -> {control[3]} readout p50, n = {n}, ms"] = round(float(pct(lat, 50) - a50), 1)
+                figures[f"{v} - '{BASE}': {control[1]} -> {control[3]} readout p95, n = {n}, ms"] = round(float(pct(lat, 95) - a95), 1)
             drawn_txt = f"{pct(drawn, 50):11.1f}{pct(drawn, 95):7.1f}" if drawn else f"{'-':>11}{'-':>7}"
             print(f"{control[1]:<22}{v:<16}{pct(lat, 50):7.1f}{pct(lat, 95):7.1f}{diff:<20}   {drawn_txt}", flush=True)
 
 
-def ab(args) -> None:
+def ab(args, figures: dict | None = None) -> None:
     from playwright.sync_api import sync_playwright
 
-    from gelu_lab.app import speed
+    from gelu_lab.app.compat import speed
 
     names = [n.strip() for n in args.ab.split(",") if n.strip()]
     speed.enabled(",".join(f"-{m}" for n in names if n != "all" for m in n.split("+")) or "1")  # unknown names fail here
@@ -386,9 +393,9 @@ def ab(args) -> None:
                     ctx, page = load_page(browser)
                     load_time(page, base + "/")
                     ctx.close()
-                ab_loads(browser, bases, PAGES, args.rounds, rng, args.quiet)
+                ab_loads(browser, bases, PAGES, args.rounds, rng, args.quiet, figures)
             if not args.no_controls:
-                ab_controls(browser, bases, [c for c in CONTROLS if args.only in c[1]], args.n, rng, quiet=args.quiet)
+                ab_controls(browser, bases, [c for c in CONTROLS if args.only in c[1]], args.n, rng, quiet=args.quiet, figures=figures)
             browser.close()
     finally:
         for p, _ in servers.values():
@@ -404,7 +411,7 @@ def main() -> int:
     ap.add_argument("--cold", type=int, default=3, help="fresh-context loads per page for the cold figure (median)")
     ap.add_argument("--only", default="", help="measure only controls whose id contains this (and no page loads)")
     ap.add_argument("--no-floor", action="store_true", help="skip the Dash floor (bench/dash_floor.py)")
-    ap.add_argument("--ab", default="", help="A/B of speed tricks: comma-separated names of gelu_lab/app/speed.py, or all")
+    ap.add_argument("--ab", default="", help="A/B of speed tricks: comma-separated names of gelu_lab/app/compat/speed.py, or all")
     ap.add_argument("--vs", action="append", default=[], help="--ab: also a server from this source tree (e.g. an older checkout: before / after)")
     ap.add_argument("--rounds", type=int, default=4, help="--ab: cold loads per page and server")
     ap.add_argument("--no-loads", action="store_true", help="--ab: no page loads")
@@ -412,8 +419,9 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0, help="--ab: seed of the shuffled orders")
     ap.add_argument("--quiet", type=float, default=1.0, help="--ab: start each group of loads once at most this share of the CPUs is busy (1: at once)")
     args = ap.parse_args()
-    if args.ab or args.vs:
-        ab(args)
+    if args.ab or args.vs:  # the A/B of compat's entries: bench/results/bench_app_ab.json; before / after: bench_app_vs.json
+        with record.recording("bench_app_vs" if args.vs else "bench_app_ab") as figures:
+            ab(args, figures)
         return 0
     with record.recording("bench_app") as figures:
         measure(args)

@@ -4,7 +4,7 @@
 
 One slider whose value a clientside callback and a server callback each echo
 into a readout, and one figure (one 201-point curve), served by waitress with
-the same plotly.js bundle and the same "scripts" speed trick (gelu_lab/app/speed.py,
+the same plotly.js bundle and the same "scripts" speed trick (gelu_lab/app/compat/speed.py,
 GELU_LAB_FAST) as `gelu-lab serve`. Prints its URL
 like `serve`; `bench/bench_app.py` times it beside the real pages: whatever
 this app needs, no page of GELU Lab can need less.
@@ -24,7 +24,8 @@ def make_app():
     import plotly.graph_objects as go
     from dash import Input, Output, clientside_callback, dcc, html
 
-    from gelu_lab.app import ASSETS, speed
+    from gelu_lab.app import ASSETS
+    from gelu_lab.app.compat import speed
 
     # as create_app, with the app's vendored scripts and none of its own
     tricks = speed.enabled() & {"scripts"}

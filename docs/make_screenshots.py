@@ -23,7 +23,7 @@ from gelu_lab.app import content, registry  # noqa: E402
 # a state worth showing on each page (the URL carries it)
 STATE = {"definition": "x=-0.8&n=2000", "relu": "s=3&mu=-0.5", "sigmoid": "beta=1.7", "gradients": "depth=24"}
 WIDTHS = {"": 1280, "-phone": 390}  # file suffix: viewport width
-# Dash has answered every callback and assets/figure_fit.js has laid out every figure
+# Dash has answered every callback and assets/compat/figure_fit.js has laid out every figure
 SETTLED = "() => !document.querySelector('[data-dash-is-loading]') && ![...document.querySelectorAll('.js-plotly-plot')].some(g => g.__fitting)"
 
 

@@ -90,7 +90,7 @@ def test_the_offline_report(browser, axe_source, fresh_reports, lang):  # noqa: 
     page = browser.new_page(viewport={"width": WIDTHS[0], "height": 844})
     try:
         page.goto(f"file://{info['path']}")
-        page.wait_for_function("document.body.getAttribute('data-mathjax') !== null", timeout=60_000)
+        page.wait_for_function("document.body.getAttribute('data-figures') !== null", timeout=60_000)
         assert page.evaluate("document.documentElement.lang") == shell.HTML_LANG[lang]
         for width in WIDTHS:
             page.set_viewport_size({"width": width, "height": 844})

@@ -40,7 +40,7 @@ def test_index_loads_the_regenerator_runtime_not_the_polyfill(client):
 
 
 def test_creating_the_app_twice_changes_nothing(client):
-    from gelu_lab.app import speed
+    from gelu_lab.app.compat import speed
 
     def scripts():
         return re.findall(r'<script src="([^"]+)"', client.get("/").get_data(as_text=True))

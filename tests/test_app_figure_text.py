@@ -1,4 +1,4 @@
-"""Every figure's text alternative and its data (assets/figure_text.js), in Chromium.
+"""Every figure's text alternative and its data (assets/compat/figure_text.js), in Chromium.
 
 On every page in both languages, and in the offline report, each plot is a figure named by
 one or two sentences in the page language that name every drawn trace and give its key

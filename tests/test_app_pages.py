@@ -37,28 +37,3 @@ def test_unknown_path_is_a_page_not_a_500(page, app_url):
     page.wait_for_selector("#page-notfound")
     assert content.text("zh", "shell")["notfound.title"] in page.inner_text("main")
     page.log.check()
-
-
-# Records, in the first batch of DOM changes that brings the routed page, each figure
-# as committed (the real dcc.Graph has a child; the Suspense fallback of a lazy one is
-# an empty div) and how many of the page's sliders are there.
-FIRST_COMMIT = """new MutationObserver((records, obs) => {
-  if (!document.querySelector('main.page')) return;
-  window.__first_commit = {
-    figures: [...document.querySelectorAll('main.page .figure')].map(f => f.childElementCount),
-    sliders: document.querySelectorAll('main.page [role=slider]').length };
-  obs.disconnect();
-}).observe(document, {subtree: true, childList: true});"""
-
-
-@pytest.mark.parametrize("route", ["/definition", "/relu", "/sigmoid", "/gradients"])
-def test_first_render_of_a_page_has_its_figures_and_sliders(page, app_url, route):
-    """dcc.Graph and dcc.Slider are lazy: without assets/speed_lazy.js resolving them before
-    Dash renders, the page is first committed and painted without them."""
-    page.add_init_script(FIRST_COMMIT)
-    open_page(page, f"{app_url}{route}?lang=en")
-    first = page.evaluate("window.__first_commit")
-    final = page.evaluate("document.querySelectorAll('main.page [role=slider]').length")
-    assert first["figures"] and all(n > 0 for n in first["figures"]), first
-    assert final > 0 and first["sliders"] == final, (first, final)
-    page.log.check()

@@ -3,7 +3,7 @@
 been moved (a slider to its end by the keyboard, a box ticked); at 390 px every target is at
 least 24 x 24 px (WCAG 2.5.8: a link inside running text is exempt), each figure's legend lies
 below its plot and no figure text is cut off, over the tick labels or over another text
-(assets/figure_fit.js); the pages' navigation is a menu behind a button (assets/menu.js),
+(assets/compat/figure_fit.js); the pages' navigation is a menu behind a button (assets/menu.js),
 opened and closed by click and keyboard, closed by Escape and by following a link; a slider
 moves by touch.
 

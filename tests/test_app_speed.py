@@ -1,4 +1,4 @@
-"""The speed tricks (gelu_lab/app/speed.py): the switch, the exact Dash pin, a clear
+"""The speed tricks (gelu_lab/app/compat/speed.py): the switch, the exact Dash pin, a clear
 failure when what they count on in Dash changes, what each one does in the browser,
 and none of them with the switch off."""
 
@@ -17,7 +17,7 @@ import dash
 import pytest
 
 from app_browser import app_url, browser, context, open_page, page  # noqa: F401
-from gelu_lab.app import speed
+from gelu_lab.app.compat import speed
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,12 +26,12 @@ def test_dash_is_the_pinned_version():
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["app"]  # Dash is the [app] extra's
     pin = next(d for d in deps if re.match(r"dash\b", d)).split("#")[0].strip()
     assert re.fullmatch(r"dash==[\w.]+", pin), f"{pin!r}: the speed tricks need Dash pinned exactly"
-    assert dash.__version__ == pin.split("==")[1], f"Dash {dash.__version__} is installed, {pin} is pinned: reinstall, or check gelu_lab/app/speed.py against the new Dash"
+    assert dash.__version__ == pin.split("==")[1], f"Dash {dash.__version__} is installed, {pin} is pinned: reinstall, or check gelu_lab/app/compat/speed.py against the new Dash"
 
 
 def test_the_installed_dash_has_what_the_tricks_count_on():
     """In a fresh process: this one's Dash lists are edited by the app already."""
-    subprocess.run([sys.executable, "-c", "from gelu_lab.app import speed; speed.check()"], check=True, timeout=120)
+    subprocess.run([sys.executable, "-c", "from gelu_lab.app.compat import speed; speed.check()"], check=True, timeout=120)
 
 
 @pytest.mark.parametrize("file, text, what", speed.DEPENDS, ids=[d[2] for d in speed.DEPENDS])
@@ -49,7 +49,6 @@ def test_a_changed_dash_fails_naming_what_changed(tmp_path, file, text, what):
 
 # Dash's resource lists as the tricks expect them before they edit them
 PRISTINE = {
-    ("dcc", "_js_dist"): [{"relative_package_path": p, "namespace": "dash", "async": True} for p in speed.EAGER_CHUNKS],
     ("_dash_renderer", "_js_dist_dependencies"): [{"relative_package_path": {"prod": ["deps/polyfill@7.12.1.min.js", "deps/react@18.3.1.min.js"]}, "namespace": "dash"}],
     ("dash_table", "_js_dist"): [{"relative_package_path": "dash_table/bundle.js", "namespace": "dash"}],
 }
@@ -61,8 +60,6 @@ PRISTINE = {
         (("_dash_renderer", "_js_dist_dependencies"), [{"relative_package_path": {"prod": ["deps/react@19.min.js"]}}], "dash._dash_renderer._js_dist_dependencies no longer lists @babel/polyfill"),
         (("_dash_renderer", "_js_dist_dependencies"), None, "dash._dash_renderer._js_dist_dependencies is no longer a list"),
         (("dash_table", "_js_dist"), [], "dash.dash_table._js_dist no longer has dash_table/bundle.js"),
-        (("dcc", "_js_dist"), [], "dash.dcc._js_dist no longer has dcc/async-graph.js"),
-        (("dcc", "_js_dist"), [{"relative_package_path": p, "namespace": "dash"} for p in speed.EAGER_CHUNKS], "dash.dcc._js_dist no longer has dcc/async-graph.js as an async resource"),
     ],
 )
 def test_a_changed_dash_list_fails_naming_it(monkeypatch, where, changed, named):

@@ -59,7 +59,7 @@ def fresh_install(tmp_path_factory):
 @pytest.mark.parametrize("lang", content.LANGS)
 @pytest.mark.parametrize("slug", [p.slug for p in registry.PAGES])
 def test_no_rendered_page_shows_a_placeholder(fresh_install, slug, lang):
-    # <main data-figure-words>: the templates assets/figure_text.js fills in the browser
+    # <main data-figure-words>: the templates assets/compat/figure_text.js fills in the browser
     # (tests/test_app_figure_text.py checks the texts it writes)
     pairs = [(where, s) for where, s in strings(_rendered(slug, lang)) if not where.endswith(".data-figure-words")]
     assert unfilled(pairs) == []

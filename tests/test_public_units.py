@@ -171,8 +171,8 @@ def test_the_hand_written_answer_is_what_dash_reads(tmp_path):
     """refusal.check() names the part of Dash's wire format that changed (a copy of Dash's files, one edited)."""
     import dash
 
-    from gelu_lab.app import refusal
-    from gelu_lab.app.speed import DashChanged
+    from gelu_lab.app.compat import refusal
+    from gelu_lab.app.compat.speed import DashChanged
 
     refusal.check()
     body = json.loads(refusal.answer("wait").get_data())

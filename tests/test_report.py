@@ -13,6 +13,7 @@ from app_browser import browser  # noqa: F401  (Debian's Chromium, one per sessi
 from gelu_lab.app import report
 from gelu_lab.analysis import accuracy
 from gelu_lab.app import content, registry
+from gelu_lab.app.mathml import mathml
 from gelu_lab.cli import main
 from gelu_lab.results import shipped
 from gelu_lab.results.store import Store
@@ -44,11 +45,11 @@ def test_report_opens_offline_with_every_section_and_figure(built, browser, lang
     page.on("pageerror", lambda e: errors.append(str(e)))
     url = f"file://{info['path']}"
     page.goto(url)
-    page.wait_for_function("document.body.getAttribute('data-mathjax') !== null", timeout=60_000)
+    page.wait_for_function("document.body.getAttribute('data-figures') !== null", timeout=60_000)
     # nothing but the file itself was asked for
     assert [u for u in requests if u != url and urlparse(u).scheme not in ("data", "blob")] == []
     assert errors == []
-    assert page.evaluate("document.body.getAttribute('data-mathjax')") == "done"
+    assert page.evaluate("!window.MathJax && !document.querySelector('mjx-container')")  # formulas are the app's MathML, drawn by the browser
     for p in BUILT:
         t = content.text(lang, p.slug)
         sec = page.locator(f"section#page-{p.slug}")
@@ -127,13 +128,14 @@ def test_a_fresh_install_reports_the_shipped_measurements(tmp_path, capsys, monk
     assert not (tmp_path / "fresh").exists()
 
 
-def test_markdown_keeps_tex_and_escapes_html():
+def test_markdown_renders_formulas_as_the_app_and_escapes_html():
     out = report.markdown("Area $x_1 * y_2$ and\n\n$$\n\\Phi(x) = \\int_{-\\infty}^x \\phi_t\\,dt\n$$\n\n<script>alert(1)</script> [a](javascript:alert(1))")
-    assert r"\(x_1 * y_2\)" in out and r"\int_{-\infty}^x \phi_t\,dt" in out  # untouched by emphasis rules
+    assert "$x_1 * y_2$" in out  # inline TeX stays as written, as in the app (untouched by emphasis rules)
+    assert '<div class="math-display"' in out and mathml("\\Phi(x) = \\int_{-\\infty}^x \\phi_t\\,dt") in out  # app.mathml's, as the app draws it
     assert "<script>" not in out and "&lt;script&gt;" in out and 'href="javascript' not in out
 
 
 def test_links_go_to_sections_or_stay_outside():
-    w = report._Writer({"/": "page-overview", "/relu": "page-relu"})
-    assert [w.link(h) for h in ["/relu?lang=en", "/?lang=zh", "https://arxiv.org/abs/1606.08415", "javascript:alert(1)", "/nope"]] == [
+    routes = {"/": "page-overview", "/relu": "page-relu"}
+    assert [report.link(h, routes) for h in ["/relu?lang=en", "/?lang=zh", "https://arxiv.org/abs/1606.08415", "javascript:alert(1)", "/nope"]] == [
         "#page-relu", "#page-overview", "https://arxiv.org/abs/1606.08415", "#", "#"]

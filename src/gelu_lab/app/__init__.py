@@ -9,8 +9,9 @@ URL state and layout, ``callbacks.py``, ``view.py`` the numbers of analysis/, nn
 stats/ or results/ as the page shows them), ``content/{zh,en}/<slug>.md`` (its text,
 see :mod:`.content`), ``assets/`` (CSS, the clientside callbacks and the vendored
 plotly.js bundle, served by the app itself: no CDN), the figures in
-:mod:`gelu_lab.figures`, and :mod:`.speed` (what the app does past Dash's public
-API to load and answer sooner, behind the GELU_LAB_FAST switch).
+:mod:`gelu_lab.figures`, and :mod:`.compat` (every use of a library's non-public
+behaviour, one checked entry each, JavaScript and CSS in ``assets/compat/``; the speed
+tricks among them sit behind the GELU_LAB_FAST switch, :mod:`.compat.speed`).
 
 How to add a page (e.g. ``ffn``)
 --------------------------------
@@ -51,7 +52,8 @@ from flask import request
 from werkzeug.exceptions import HTTPException
 
 from .. import budget
-from . import guard, public, registry, shell, speed, state
+from . import guard, public, registry, shell, state
+from .compat import speed
 
 log = logging.getLogger("gelu_lab.app")
 ASSETS = Path(__file__).parent / "assets"
@@ -94,7 +96,7 @@ def create_app(fast: bool | str | None = None) -> dash.Dash:
     """A new Dash app with every page; debug off, assets served locally (no CDN); what a
     visitor may do as :func:`.public.current` says (configure it first).
 
-    fast: the speed tricks of :mod:`.speed` (None: as the GELU_LAB_FAST environment
+    fast: the speed tricks of :mod:`.compat.speed` (None: as the GELU_LAB_FAST environment
     variable says, all of them when it is unset; False: stock Dash).
     """
     tricks = speed.enabled(fast)

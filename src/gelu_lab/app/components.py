@@ -23,7 +23,7 @@ def md(source: str, **kw) -> html.Div:
     needs no dcc.Markdown: its 460 kB of script chunks (Markdown parser and
     highlight.js), fetched after the layout, were a fifth of a cold page load.
     Dash has no MathML components, so a formula div carries its server-made
-    ``<math>`` in ``data-html`` and assets/gelu_lab.js puts it in place.
+    ``<math>`` in ``data-html`` and assets/compat/data_html.js puts it in place.
     """
     return html.Div(prose(source), className="prose", **kw)
 
@@ -128,9 +128,9 @@ def slider(id: str, p: Param, value, label: str, marks=None, table: str | None =
     updatemode "mouseup": only then does Dash 4 commit a typed value (clamped to the
     range) when the box loses focus; while dragging, ``drag_value`` moves.
     `table`: the id of the dcc.Store holding this slider's :func:`family_table` (or
-    one like it): assets/gelu_lab.js then shows its readouts as soon as the handle moves.
+    one like it): assets/compat/speed_readouts.js then shows its readouts as soon as the handle moves.
     The label names the handle and the number box (dcc.Slider has no prop for that:
-    assets/a11y.js points their aria-labelledby at it).
+    assets/compat/a11y.js points their aria-labelledby at it).
     """
     if marks is None:
         marks = {v: f"{v:g}" for v in (p.lo, p.hi)}
@@ -219,7 +219,7 @@ def full(v, digits: int = 4, **kw) -> html.Span:
 def values_table(head, rows, head_style=None, **kw) -> html.Div:
     """A table of numbers: `head` the column titles (or html.Th cells), `rows` its html.Tr rows;
     `kw` (its id) go to the table. In a box of its own that scrolls sideways when the table is
-    wider than the page (a phone): assets/a11y.js makes such a box a focusable region. Sent as
+    wider than the page (a phone): assets/compat/a11y.js makes such a box a focusable region. Sent as
     static markup (one Dash component however many cells, see static): nothing in it can be a
     callback's input or output; a callback that changes a table returns a new one."""
     cells = [h if isinstance(h, html.Th) else html.Th(h, style=head_style) for h in head]
@@ -228,7 +228,7 @@ def values_table(head, rows, head_style=None, **kw) -> html.Div:
 
 def static(tree, **kw) -> html.Div:
     """Content that never changes once drawn (html components only), as ONE Dash component:
-    a div whose data-html holds tree's markup (app.markup: escaped), which assets/gelu_lab.js
+    a div whose data-html holds tree's markup (app.markup: escaped), which assets/compat/data_html.js
     puts in place. A big table as 600 components costs Dash's renderer time that grows with
     the square of the page's component count; as one, nothing (app.markup says why)."""
     return html.Div(**{"data-html": markup(tree)}, **kw)
@@ -242,11 +242,11 @@ def scrolling(table) -> html.Div:
 def radio(id: str, label: str, values, value, text=str) -> html.Div:
     """Labelled radio buttons in a row, one per value, captioned text(value)."""
     options = [{"label": text(v), "value": v} for v in values]
-    return html.Div([html.Label(label, htmlFor=id, id=f"{id}-label", className="control-label"),  # names the group (assets/a11y.js)
+    return html.Div([html.Label(label, htmlFor=id, id=f"{id}-label", className="control-label"),  # names the group (assets/compat/a11y.js)
                      dcc.RadioItems(id=id, options=options, value=value, inline=True, className="checklist")], className="control")
 
 
 def dropdown(id: str, label: str, options, value) -> html.Div:
     """A labelled dropdown that always has a value."""
-    return html.Div([html.Label(label, htmlFor=id, id=f"{id}-label", className="control-label"),  # names the button (assets/a11y.js)
+    return html.Div([html.Label(label, htmlFor=id, id=f"{id}-label", className="control-label"),  # names the button (assets/compat/a11y.js)
                      dcc.Dropdown(id=id, options=options, value=value, clearable=False)], className="control")

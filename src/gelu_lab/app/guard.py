@@ -32,7 +32,8 @@ from flask import Response, g, request
 
 from .. import __version__, budget
 from ..results import store_state
-from . import public, refusal, state
+from . import public, state
+from .compat import refusal
 from .ratelimit import Buckets
 
 access = logging.getLogger("gelu_lab.access")

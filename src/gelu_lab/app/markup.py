@@ -50,20 +50,37 @@ def attributes(props: dict) -> str:
     return "".join(out)
 
 
-def markup(tree) -> str:
-    """tree as HTML (see the module's docstring)."""
+def markup(tree, *, keep=None, other=None, href=None) -> str:
+    """tree as HTML (see the module's docstring).
+
+    keep: the props written as attributes (None: every one); other(component) -> str or None:
+    how to write a component before the rules here (None from it: the rules; a component that
+    is not a plain html one and that `other` leaves raises TypeError); href(url) -> url: where
+    a link goes. The offline report (app.report) writes whole pages with these; the app's
+    static content uses none. A div's ``data-html`` (markup made on the server: app.components
+    md's MathML, static's tables) is written as its content, as assets/compat/data_html.js
+    puts it in the app.
+    """
     if tree is None or isinstance(tree, bool):
         return ""
     if isinstance(tree, (str, int, float)):
         return _html.escape(str(tree), quote=False)
     if isinstance(tree, (list, tuple)):
-        return "".join(markup(c) for c in tree)
+        return "".join(markup(c, keep=keep, other=other, href=href) for c in tree)
+    if other is not None and (made := other(tree)) is not None:
+        return made
     if getattr(tree, "_namespace", None) != "dash_html_components":
         raise TypeError(f"{type(tree).__name__} is not a plain html component: it cannot be written as static markup")
     props = tree.to_plotly_json()["props"]
-    if isinstance(props.get("id"), dict):
+    if keep is not None:
+        props = {k: v for k, v in props.items() if k in keep}
+    elif isinstance(props.get("id"), dict):
         raise TypeError(f"a pattern-matching id {props['id']} needs a Dash component: it cannot be static markup")
+    if href is not None and isinstance(props.get("href"), str):
+        props["href"] = href(props["href"])
     tag = tree._type.lower()
     if tag in _VOID:
         return f"<{tag}{attributes(props)}>"
-    return f"<{tag}{attributes(props)}>{markup(props.get('children'))}</{tag}>"
+    made = getattr(tree, "data-html", None)
+    inner = made if made is not None else markup(props.get("children") if keep is None else getattr(tree, "children", None), keep=keep, other=other, href=href)
+    return f"<{tag}{attributes(props)}>{inner}</{tag}>"

@@ -16,7 +16,8 @@ import json
 from dash import ClientsideFunction, Input, Output, State, callback, clientside_callback, dcc, html
 
 from ..results import live_signature
-from . import content, registry, speed, state
+from . import content, registry, state
+from .compat import speed
 
 KEPT = 64  # views: any query string is a new key, and a Sigmoid view holds ~340 kB of tables
 HTML_LANG = {"zh": "zh-Hans", "en": "en"}  # <html lang>: BCP 47 names the script (simplified Chinese)
@@ -24,7 +25,7 @@ HTML_LANG = {"zh": "zh-Hans", "en": "en"}  # <html lang>: BCP 47 names the scrip
 
 def layout(show, tricks: frozenset[str]):
     """The app's layout: the frame around the page, the page in it where the speed tricks
-    render it at once (:func:`.speed.first_layout`), else empty for the routing callback.
+    render it at once (:func:`.compat.speed.first_layout`), else empty for the routing callback.
     ``rendered`` holds the URL shown, so that the routing callback is not called for it."""
 
     def frame(key: str | None):
@@ -118,9 +119,9 @@ def _pager(page: registry.Page, lang: str, t: dict):
 
 def main_words(t: dict) -> dict:
     """The words the scripts read from <main> (the app's and the offline report's), from
-    shell.md `t`: data-region-*, how assets/a11y.js names a box that scrolls sideways (a
+    shell.md `t`: data-region-*, how assets/compat/a11y.js names a box that scrolls sideways (a
     focusable region); data-figure-words, the fig.* blocks as JSON, from which
-    assets/figure_text.js words each figure's text alternative and its CSV button."""
+    assets/compat/figure_text.js words each figure's text alternative and its CSV button."""
     words = {f"data-region-{k}": t[f"region.{k}"] for k in ("table", "code", "math")}
     words["data-figure-words"] = json.dumps({k.removeprefix("fig."): v for k, v in t.items() if k.startswith("fig.")}, ensure_ascii=False)
     return words

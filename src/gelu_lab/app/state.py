@@ -63,13 +63,15 @@ class Param:
 def encode(values: dict, lang: str) -> str:
     """The query string of page state {name: value} in `lang`: ``"?x=2&show=a,b&lang=en"``.
 
-    The inverse of :func:`read` for valid values; an empty value (None, "") is left
-    out, a whole float is written as an integer (as JavaScript's ``String`` does), and
-    the characters are escaped as the browser's URLSearchParams does (but for ``~``).
+    The inverse of :func:`read` for valid values, and character for character what
+    ``gelu_lab.query`` (assets/gelu_lab.js) writes for the same values
+    (tests/test_codec.py): an empty value (None, "") is left out, a number is written
+    as JavaScript's ``String`` writes it (:func:`js_number`: 0.000007, not 7e-06), and
+    the characters are escaped as the browser's URLSearchParams does (``~`` too).
     """
     q = {k: _text(v) for k, v in values.items() if v is not None and v != ""}
     q["lang"] = lang
-    return "?" + urlencode(q, safe=",*")
+    return "?" + urlencode(q, safe=",*").replace("~", "%7E")
 
 
 def href(route: str, lang: str) -> str:
@@ -79,10 +81,38 @@ def href(route: str, lang: str) -> str:
 
 def _text(v) -> str:
     if isinstance(v, (list, tuple)):
-        return ",".join(str(i) for i in v)
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
+        return ",".join(_text(i) for i in v)
+    if isinstance(v, float):
+        return js_number(v)
     return str(v)
+
+
+def js_number(v: float) -> str:
+    """A float as JavaScript's ``String(v)`` writes it (ECMAScript Number::toString): the
+    shortest digits that read back as v (Python's repr finds the same), in decimal notation
+    from 1e-7 up to 1e21, else as ``1.5e-7`` / ``1e+21``."""
+    if v != v:
+        return "NaN"
+    if v in (math.inf, -math.inf):
+        return "Infinity" if v > 0 else "-Infinity"
+    if v == 0:
+        return "0"
+    sign = "-" if v < 0 else ""
+    mantissa, _, exp = repr(abs(v)).partition("e")
+    whole, _, frac = mantissa.partition(".")
+    digits = (whole + frac.rstrip("0")).lstrip("0") if whole == "0" else (whole + frac).rstrip("0")
+    lead = len(whole) if whole != "0" else -(len(frac) - len(frac.lstrip("0")))
+    n, k = lead + int(exp or 0), len(digits)  # v = 0.digits x 10^n, k digits
+    if k <= n <= 21:
+        out = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        out = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        out = "0." + "0" * -n + digits
+    else:
+        e = n - 1
+        out = digits[0] + ("." + digits[1:] if k > 1 else "") + "e" + ("+" if e >= 0 else "-") + str(abs(e))
+    return sign + out
 
 
 def query_dict(search: str | None) -> dict[str, str]:

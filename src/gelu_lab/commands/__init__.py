@@ -15,7 +15,8 @@ class CliError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    # argparse takes "-1e3" or "-inf" for an option (it knows only -1 and -1.5): `--interval -1e3 1` failed
+    # argparse takes "-1e3" or "-inf" for an option (it knows only -1 and -1.5): `--interval -1e3 1` failed.
+    # Its private _negative_number_matcher: the compat entry "argparse_negative" (gelu_lab/app/compat) checks it
     _NEGATIVE = re.compile(r"^-(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$|^-inf(inity)?$", re.IGNORECASE)
 
     def __init__(self, *args, **kwargs):

@@ -8,7 +8,7 @@ each client has a budget. ``--public`` asks for it on loopback too (a replica be
 nginx, :mod:`.deploy`); ``--allow-jobs`` lets visitors start jobs again, with a warning.
 Each request is one JSON line on stderr (:mod:`gelu_lab.app.guard`); /healthz answers
 whether the store is readable. ``GELU_LAB_FAST=0 gelu-lab serve`` serves the app
-without its speed tricks (:mod:`gelu_lab.app.speed`).
+without its speed tricks (:mod:`gelu_lab.app.compat.speed`).
 
 ``--processes N`` (default: one per CPU, at most 4) serves from N processes that
 share one listening socket, each a waitress server with ``--threads`` threads:

@@ -36,10 +36,9 @@ window.gelu_lab = (function () {
       const trig = window.dash_clientside.callback_context.triggered;
       return trig && trig.length ? trig[0].value : v;
     },
-    // the drawn plotly.js graph of dcc.Graph `id` (null until it is drawn)
+    // the drawn plotly.js graph of dcc.Graph `id` (null until it is drawn): compat/plotly_gd.js
     plot: function (id) {
-      const el = document.getElementById(id);
-      return el && (el.classList.contains("js-plotly-plot") ? el : el.querySelector(".js-plotly-plot"));
+      return window.gelu_lab_compat.plotly_gd.find(id);
     },
     // Move curves of a drawn figure in place: Plotly.animate without redraw rewrites
     // only the paths of the given traces, where a new figure through Dash means
@@ -65,6 +64,13 @@ window.gelu_lab = (function () {
     reads: function (v, t) {
       return t.reads[window.gelu_lab.index(v, t)];
     },
+    // The readouts a slider's clientside callback returns for row i of its table. One writer
+    // per readout: where the compat entry "readouts" is on (compat/speed_readouts.js), it
+    // writes them as the handle moves, and the callback leaves them alone; else the callback.
+    shown: function (t, i) {
+      const C = window.gelu_lab_compat;
+      return C && C.readouts ? t.ids.map(function () { return window.dash_clientside.no_update; }) : t.reads[i];
+    },
     // a family of precomputed curves y[i] of figure `id`, indexed by a slider
     family: function (id, v, dv, table) {
       const G = window.gelu_lab, nu = window.dash_clientside.no_update;
@@ -73,7 +79,7 @@ window.gelu_lab = (function () {
       if (G.bad(v) || !gd) return table.ids.map(function () { return nu; });
       const i = G.index(v, table);
       G.move(gd, [table.trace], [{ y: table.y[i] }], { name: [table.names[i]] });
-      return table.reads[i];
+      return G.shown(table, i);
     },
   };
 })();
@@ -124,12 +130,12 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
         { x: table.xs.slice(0, i + 1), y: table.density.slice(0, i + 1) }, { x: [xv], y: [xv] }, { x: [xv], y: [table.gelu[i]] },
         { x: [xv], y: [table.label_y], text: [table.label[i]], textposition: [table.side[i]] },
       ]);
-      return table.reads[i];
+      return G.shown(table, i);
     },
     // vs ReLU: GELU(s x)/s for the slider's s; vs Sigmoid: x sigma(beta x) for its beta
     relu_s: function (v, dv, table) { return window.gelu_lab.family("relu-scale", v, dv, table); },
     sigmoid_beta: function (v, dv, table) { return window.gelu_lab.family("sigmoid-family", v, dv, table); },
-    // Overview: the ticked activations' curves and table rows. spec = [every name, in
+    // Overview: the ticked activations' curves and table rows (gelu_lab.shown's rule). spec = [every name, in
     // the rows' order; a ticked curve's style; an unticked one's] (figures/curves.py
     // SHOWN, HIDDEN): every curve is drawn, an unticked one transparent, skipped by the
     // hover, not in the legend.
@@ -139,7 +145,9 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
       const f = Object.assign({}, fig, { data: fig.data.map(function (tr) {
         return Object.assign({}, tr, names.indexOf(tr.meta) >= 0 ? spec[1] : spec[2]);
       }) });
-      return [f].concat(all.map(function (n) { return names.indexOf(n) < 0; }));
+      // the rows: one writer, compat/speed_ticks.js where that entry is on (as a box changes), else here
+      const C = window.gelu_lab_compat, early = C && C.ticks;
+      return [f].concat(all.map(function (n) { return early ? nu : names.indexOf(n) < 0; }));
     },
     // a preset button {type, value} sets its slider to its value
     preset: function (clicks) {
@@ -149,25 +157,3 @@ window.dash_clientside = Object.assign({}, window.dash_clientside, {
     },
   },
 });
-
-// Markup made on the server, in a div's data-html: formulas (gelu_lab.mathml; Dash has
-// no MathML components; the browser draws MathML itself, no MathJax) and content that
-// never changes once drawn (app.components.static: one component instead of hundreds).
-// Put it in place whenever such a div appears or its data-html changes.
-(function () {
-  function draw(el) {
-    const markup = el.getAttribute("data-html");
-    if (markup !== null && el.__html !== markup) { el.innerHTML = markup; el.__html = markup; }
-  }
-  function scan(root) {
-    if (root.nodeType !== 1) return;
-    if (root.matches("[data-html]")) draw(root);
-    root.querySelectorAll("[data-html]").forEach(draw);
-  }
-  new MutationObserver(function (records) {
-    records.forEach(function (r) {
-      if (r.type === "attributes") draw(r.target);
-      else r.addedNodes.forEach(scan);
-    });
-  }).observe(document.documentElement, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-html"] });
-})();

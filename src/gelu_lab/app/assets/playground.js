@@ -500,7 +500,7 @@
     });
   }
   function lossChart() {
-    const el = $('playground-loss'), gd = el && (el.classList.contains('js-plotly-plot') ? el : el.querySelector('.js-plotly-plot'));
+    const el = $('playground-loss'), gd = el && window.gelu_lab_compat.plotly_gd.find(el);  // compat/plotly_gd.js
     if (!gd || !window.Plotly || !gd.data) return;
     const h = run.history, n = h.step.length, every = Math.max(1, Math.ceil(n / 500)), pick = a => a.filter((_, i) => i % every === 0 || i === n - 1);
     const names = words.series, acts = run.nets.map(net => words.acts[net.act]), C = words.colors;

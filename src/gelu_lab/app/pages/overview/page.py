@@ -31,7 +31,7 @@ def layout(state, lang):
                 html.Div(dcc.Checklist(
                     id="overview-show", options=[{"label": content.label(n, lang), "value": n} for n in activations.names()],
                     value=show, inline=True, className="checklist",
-                ), **{"data-rows": ROW, "data-plot": "overview-curves"}),  # assets/speed_ticks.js: a tick shows at once
+                ), **{"data-rows": ROW, "data-plot": "overview-curves"}),  # assets/compat/speed_ticks.js: a tick shows at once
                 graph("overview-curves", _curves_figure(show, lang, t)),
                 dcc.Store(id="overview-style", data=[activations.names(), curves.SHOWN, curves.HIDDEN]),  # for the clientside visible()
                 html.Div([number("overview-x", X, state["x"], t["label.x"])], className="controls"),

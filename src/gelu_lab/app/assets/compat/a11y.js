@@ -1,3 +1,6 @@
+// compat entry "a11y" (gelu_lab/app/compat/__init__.py; dash==4.4.1): Dash 4's controls
+// are found by their CSS class names (dash-options-list, dash-dropdown, ...), which are not
+// a public API; check() fails naming the class that is gone.
 // What Dash 4's components lack for keyboard and screen-reader use, added in place
 // (axe-core finds each of these; tests/test_app_a11y.py runs it on every page). None of
 // Dash's components has a public prop for them, so this script only adds attributes React
@@ -14,6 +17,31 @@
 //   so the keyboard can scroll it (names: data-region-* on main, from shell.md);
 // - the skip link moves the focus to main.
 (function () {
+  const C = window.gelu_lab_compat = window.gelu_lab_compat || {};
+  C.a11y = {
+    depends: "dash==4.4.1 (class names of dcc.Checklist, RadioItems, Dropdown)",
+    check: function () {
+      const out = [], main = document.querySelector("main");
+      if (!main) return null;
+      let seen = false;
+      main.querySelectorAll("input[type=checkbox], input[type=radio]").forEach(function (box) {
+        if (box.closest(".figure-data, .quiz, .js-plotly-plot")) return;
+        seen = true;
+        if (!box.closest(".dash-options-list")) out.push("dash: a checklist/radio box outside .dash-options-list");
+        else if (!box.closest(".dash-options-list-option")) out.push("dash: a box outside .dash-options-list-option");
+      });
+      main.querySelectorAll("[role=option], [role=listbox]").forEach(function (el) {
+        if (!el.closest(".dash-dropdown-content")) out.push("dash: role " + el.getAttribute("role") + " left in place (class names changed?)");
+      });
+      main.querySelectorAll("button[aria-haspopup]").forEach(function (b) {
+        seen = true;
+        if (!b.matches("button.dash-dropdown")) out.push("dash: a dropdown button without class dash-dropdown");
+        else if (!b.parentElement.querySelector(".dash-dropdown-focus-target")) out.push("dash: no .dash-dropdown-focus-target beside a dropdown");
+      });
+      return seen ? out : null;
+    },
+  };
+
   const LISTS = ".dash-options-list", OPTION = ".dash-options-list-option", POPUP = ".dash-dropdown-content";
   const SCROLLERS = { ".table-scroll": "table", ".wide": "table", "pre": "code", ".math-display": "math" };  // .wide: the report's
   const ALL = [".control-label[for]", LISTS, ".dash-dropdown-focus-target"].join(",");

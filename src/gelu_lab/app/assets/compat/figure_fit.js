@@ -1,3 +1,7 @@
+// compat entry "phone_fit" (gelu_lab/app/compat/__init__.py; plotly.js of plotly==7.1.0):
+// reads plotly.js's computed layout gd._fullLayout (height, margins, axis ranges), an axis's
+// private ax._id, the drawn legend's legend._effHeight and the SVG class names of tick labels
+// (.xaxislayer-above .x2tick), then redraws with Plotly.react. check() fails naming the field.
 // Figures on a narrow screen. gelu_lab.figures lays every figure out for a page 1100 px
 // wide; where assets/viewport.css says the screen is narrow (--narrow: 1), this one piece of
 // code re-lays each drawn figure, whichever page drew it, so that it takes the width and
@@ -18,6 +22,27 @@
 // tests/test_app_phone.py checks every page at 390 px (legend below, no text cut off, over
 // the tick labels or over another text).
 (function () {
+  const C = window.gelu_lab_compat = window.gelu_lab_compat || {};
+  C.phone_fit = {
+    depends: "plotly==7.1.0 (plotly.js: gd._fullLayout, ax._id, legend._effHeight, .xaxislayer-above .<id>tick)",
+    check: function () {
+      const gds = C.plotly_gd.all(document.querySelector("main") || document);
+      if (!gds.length) return null;
+      const out = [];
+      gds.forEach(function (gd) {
+        const L = gd._fullLayout, id = gd.parentElement && gd.parentElement.id;
+        if (!L || typeof L.height !== "number" || !L.margin || typeof L.margin.t !== "number") { out.push("plotly.js: gd._fullLayout.height/margin gone (#" + id + ")"); return; }
+        Object.keys(L).filter(function (k) { return /^[xy]axis\d*$/.test(k); }).forEach(function (k) {
+          const ax = L[k];
+          if (ax._id !== k.charAt(0) + k.slice(5)) out.push("plotly.js: _fullLayout." + k + "._id is " + ax._id + " (#" + id + ")");
+          else if (k.charAt(0) === "x" && ax.showticklabels && ax.visible !== false && !gd.querySelector("." + k.charAt(0) + "axislayer-above ." + ax._id + "tick text")) out.push("plotly.js: no .xaxislayer-above ." + ax._id + "tick text (#" + id + ")");
+        });
+        if (L.showlegend && L.legend && typeof L.legend._effHeight !== "number") out.push("plotly.js: _fullLayout.legend._effHeight gone (#" + id + ")");
+      });
+      return out;
+    },
+  };
+
   const GAP = 10;  // px between two tick labels
   const seg = window.Intl && Intl.Segmenter ? new Intl.Segmenter(undefined, { granularity: "word" }) : null;
   const ctx = document.createElement("canvas").getContext("2d");

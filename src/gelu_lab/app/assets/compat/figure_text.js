@@ -1,3 +1,7 @@
+// compat entry "figure_text" (gelu_lab/app/compat/__init__.py; plotly==7.1.0, dash==4.4.1):
+// finds plotly.js's graph divs by their class js-plotly-plot, dcc.Graph's own div by its class
+// dash-graph (the box goes inside it, so it goes with the graph), and reads the PNG's file
+// name from plotly.js's private gd._context. check() fails naming what is gone.
 // Every figure says what it draws and hands out its data: a text alternative (what is drawn
 // and its key values, one or two sentences) names the plot, and a "data (CSV)" button under
 // it downloads its traces. Both are written in the browser from the live gd.data and
@@ -6,6 +10,23 @@
 // The words are shell.md's fig.* blocks, put on <main> as data-figure-words (shell.main_words),
 // so no word of either language is written here. The offline report runs this file too.
 (function () {
+  const C = window.gelu_lab_compat = window.gelu_lab_compat || {};
+  C.figure_text = {
+    depends: "plotly==7.1.0 (class js-plotly-plot, gd._context.toImageButtonOptions), dash==4.4.1 (class dash-graph)",
+    check: function () {
+      const gds = Array.from(document.querySelectorAll("main .js-plotly-plot"));
+      if (!gds.length) return document.querySelector("main .dash-graph") ? ["plotly.js: no .js-plotly-plot inside dcc.Graph"] : null;
+      const out = [];
+      gds.forEach(function (gd) {
+        const opts = gd._context && gd._context.toImageButtonOptions;
+        if (!opts || typeof opts !== "object") out.push("plotly.js: gd._context.toImageButtonOptions gone");
+        if (!gd.parentElement || !gd.parentElement.classList.contains("dash-graph")) out.push("dash: the graph div's parent is not .dash-graph");
+        else if (!gd.parentElement.querySelector(".figure-data")) out.push("no text alternative made for a figure");
+      });
+      return out;
+    },
+  };
+
   const TYPED = { f8: Float64Array, f4: Float32Array, i4: Int32Array, u4: Uint32Array, i2: Int16Array, u2: Uint16Array, i1: Int8Array, u1: Uint8Array };
   let n = 0;
 
@@ -16,7 +37,7 @@
     for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
     return Array.from(new TYPED[a.dtype](bytes.buffer));
   }
-  function sig(v) {  // results.printing.sig: four significant figures, 12,346 grouped
+  function sig(v) {  // gelu_lab.printing.sig: four significant figures, 12,346 grouped
     if (typeof v !== "number") return plain(v);
     const a = Math.abs(v);
     if (v === 0 || !isFinite(v)) return String(v);

@@ -1,7 +1,9 @@
-"""The app's speed tricks that reach past Dash's public API, behind one switch.
+"""The compat entries that are speed tricks (gelu_lab/app/compat/__init__.py), behind one switch.
 
-Four tricks measurably pay in an interleaved A/B (``bench/bench_app.py --ab``; a trick
-is kept for at least 100 ms of cold page load or 10 ms of control latency):
+Each trick reaches past Dash's public API and is kept for what it measurably pays in an
+interleaved A/B (``bench/bench_app.py --ab NAME``, figures in bench/results/bench_app_ab.json;
+the bar: at least 100 ms of cold page load or 10 ms of control latency; a trick under it
+is deleted):
 
 - ``scripts``: less script work on the main thread during a cold load. Dash's 100 kB
   @babel/polyfill is left out (core-js for old browsers: Chromium needs none of it;
@@ -9,23 +11,22 @@ is kept for at least 100 ms of cold page load or 10 ms of control latency):
   from it), so is dash_table's bundle (no page has a DataTable), and every script the
   app serves starts with V8's explicit compile hint, so Chromium compiles it on a
   background thread while it streams in. Edits Dash's private resource lists.
-- ``first_paint``: fewer waits in a row before the first figure. The first layout
-  Dash asks for already holds the page the browser is on (read from the Referer of
-  that request: no routing round trip), the layout and callbacks are preloaded with
-  the page (the server renders while the browser parses the scripts), and dcc's
-  Graph and Slider chunks come as script tags (an edit of ``dcc._js_dist``), resolved
-  before Dash's first render (assets/speed_lazy.js), which would otherwise commit and
-  paint the page without its figures first.
-- ``readouts``: a slider made with a table (:func:`.components.slider`) gets its readouts
+- ``readouts``: a slider made with a table (:func:`..components.slider`) gets its readouts
   written from the table as soon as the handle moves, before Dash's round through its
-  store (assets/speed_readouts.js: reads the table through
+  store (assets/compat/speed_readouts.js: reads the table through
   ``window.dash_component_api.getLayout`` and writes React's text nodes; Dash's
   callback then writes the same texts).
 - ``ticks``: an Overview tick shows its table row and curve on the box's change event
-  (assets/speed_ticks.js); Dash's callback then redraws the figure with the same choice.
+  (assets/compat/speed_ticks.js); Dash's callback then redraws the figure with the same choice.
 
-The parts of ``scripts`` and of ``first_paint`` each stayed under the bar alone; each
-trick is kept as a whole because together its parts pass it.
+One more setting of the switch uses Dash's public API only, so it is no compat entry:
+``first_paint``: the first layout Dash asks for already holds the page the browser is on
+(read from the Referer of that request, in a function layout: no routing round trip), and
+the layout and callbacks are preloaded with the page (``app.index_string``). It sits behind
+the switch so that ``GELU_LAB_FAST=0`` is stock Dash, the baseline of the A/B. (Its former
+private half, dcc's Graph and Slider chunks made eager by an edit of ``dcc._js_dist`` and
+rendered once off the document by assets/speed_lazy.js, is gone: first_paint as a whole
+measured +38 ms of median cold load, under the bar; bench_app_ab.json.)
 
 The switch is the environment variable ``GELU_LAB_FAST``, read by
 :func:`gelu_lab.app.create_app` (or its ``fast`` argument):
@@ -36,8 +37,8 @@ The switch is the environment variable ``GELU_LAB_FAST``, read by
 The edits to Dash's lists are per process (they are module globals): a process runs
 one setting, and bench_app starts one server per setting. The tricks depend on Dash's
 internals, so Dash is pinned exactly in pyproject.toml, and :func:`check`
-(tests/test_app_speed.py) names what changed; on a Dash that changed, the app runs
-without them and logs one line.
+(tests/test_app_speed.py; in Chromium, tests/test_compat_js.py) names what changed; on a
+Dash that changed, the app runs without them and logs one line.
 """
 
 from __future__ import annotations
@@ -56,10 +57,11 @@ log = logging.getLogger("gelu_lab.app")
 # name -> the asset files of the trick (Dash leaves them out of the page when it is off)
 TRICKS = {
     "scripts": ("regenerator-runtime.min.js",),
-    "first_paint": ("speed_lazy.js",),
+    "first_paint": (),  # public API only: no compat entry (see above)
     "readouts": ("speed_readouts.js",),
     "ticks": ("speed_ticks.js",),
 }
+PUBLIC = frozenset({"first_paint"})  # settings of the switch that use Dash's public API only (no compat entry)
 # what the tricks count on in Dash's bundles: (file in the dash package, text in it, what it is)
 DEPENDS = [
     ("dash-renderer/build/dash_renderer.min.js", "dash_component_api=Object.assign(", "window.dash_component_api"),
@@ -68,7 +70,6 @@ DEPENDS = [
 ]
 POLYFILL = "polyfill@"
 DASH_TABLE = "dash_table/bundle.js"
-EAGER_CHUNKS = ("dcc/async-graph.js", "dcc/async-slider.js")
 COMPILE_HINT = b"//# allFunctionsCalledOnLoad\n"
 _edited: frozenset | None = None  # the tricks whose edits of Dash's lists this process made
 
@@ -122,7 +123,7 @@ def assets_ignore(tricks: frozenset[str]) -> str:
 def apply(app: dash.Dash, tricks: frozenset[str]) -> None:
     """Turn on for `app` what the tricks do on the server (call right after ``dash.Dash(...)``)."""
     global _edited
-    edits = tricks & {"scripts", "first_paint"}
+    edits = tricks & {"scripts"}
     if _edited is not None and edits != _edited:
         raise RuntimeError(f"Dash's resource lists were edited for {sorted(_edited)} in this process; an app with {sorted(edits)} needs a process of its own")
     _edited = edits
@@ -131,7 +132,6 @@ def apply(app: dash.Dash, tricks: frozenset[str]) -> None:
         _drop_dash_table()
         _compile_hint(app)
     if "first_paint" in tricks:
-        _eager_chunks()
         _preload(app)
 
 
@@ -160,9 +160,9 @@ def check(dash_dir: Path | None = None) -> None:
     """Raise :class:`DashChanged`, naming it, if Dash (its bundles in `dash_dir`, the
     installed dash package by default, and its resource lists, as they are before this
     process edited them or as edited) no longer has what the tricks count on."""
-    from dash import _dash_renderer, dash_table, dcc
+    from dash import _dash_renderer, dash_table
 
-    where = f"the speed tricks (gelu_lab/app/speed.py, assets/speed_*.js) must be updated for Dash {dash.__version__}"
+    where = f"the speed tricks (gelu_lab/app/compat/speed.py, assets/compat/speed_*.js) must be updated for Dash {dash.__version__}"
     root = Path(dash_dir or Path(dash.__file__).parent)
     for file, text, what in DEPENDS:
         path = root / file
@@ -177,10 +177,6 @@ def check(dash_dir: Path | None = None) -> None:
     table = [r.get("relative_package_path") for r in getattr(dash_table, "_js_dist", [])]
     if "scripts" not in edited and DASH_TABLE not in table:
         raise DashChanged(f"dash.dash_table._js_dist no longer has {DASH_TABLE}: {where}")
-    chunks = {r.get("relative_package_path"): r for r in getattr(dcc, "_js_dist", [])}
-    for path in EAGER_CHUNKS:
-        if path not in chunks or "first_paint" not in edited and chunks[path].get("async") is not True:
-            raise DashChanged(f"dash.dcc._js_dist no longer has {path} as an async resource: {where}")
 
 
 def _files(dep: dict):
@@ -208,16 +204,6 @@ def _drop_dash_table():
     from dash import dash_table
 
     dash_table._js_dist[:] = [r for r in dash_table._js_dist if r.get("relative_package_path") != DASH_TABLE]
-
-
-def _eager_chunks():
-    """dcc's Graph and Slider chunks as plain script tags, not fetched once Dash meets the
-    first graph. Idempotent."""
-    from dash import dcc
-
-    for res in dcc._js_dist:
-        if res.get("relative_package_path") in EAGER_CHUNKS:
-            res.pop("async", None)
 
 
 def _preload(app: dash.Dash):
