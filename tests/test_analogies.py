@@ -113,7 +113,7 @@ def test_bicycle_corrections_are_computed(lang):
 
 @pytest.mark.parametrize("lang", content.LANGS)
 def test_bicycle_flow_numbers_are_the_measured_ones(lang):
-    depth = page_module("gradients").DEPTH.default
+    depth = page_module("gradients").page.DEPTH.default
     text = block("gradients", lang, MARK["flow.ride"][lang])
     first = {(a, n): gradflow.gradient_flow(n, depth, a)[0] for a in gradflow.ARCHS for n in ("gelu", "relu")}
     for v in first.values():
