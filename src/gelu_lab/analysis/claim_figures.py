@@ -176,6 +176,13 @@ def dead(f) -> Bars:
     return Bars(Word("fig.dead"), list(worst), list(worst.values()), Word("fig.dead.y"), threshold=(0.5, "0.5"), color="relu", wrap=True)
 
 
+def relu2(f) -> Bars:
+    """ReLU²'s relative gain over GELU, (GELU − ReLU²) / GELU, seed by seed; the line: the low end of the claim's band."""
+    d = f["relative"]["diffs"]
+    return Bars(Word("fig.relu2"), [Fill("fig.relu2.seed", (("i", i + 1),)) for i in range(len(d))], list(d), Word("fig.relu2.y"),
+                threshold=(f["claimed"][0], Word("fig.relu2.band")), color="relu")
+
+
 def lower_loss(f) -> Band:
     """GELU minus ReLU over training: the seed-paired mean and its 95 % interval at each evaluation."""
     o = f["over_training"][1:]  # step 0: the same weights, a difference of the activations alone

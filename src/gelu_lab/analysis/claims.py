@@ -408,7 +408,7 @@ CLAIMS = {
         Claim("quick_gelu_is_silu", _computed(_quick_gelu_silu), figure=draw.quick, popular=True),
         Claim("relu_half_dead", _relu_half_dead, reads="train", figure=draw.dead, trains="relu", popular=True),
         Claim("gelu_lower_loss", _gelu_lower_loss, reads="train", figure=draw.lower_loss, popular=True),
-        Claim("relu2_better", ffn_claims.relu2_better, reads="train", popular=True),
+        Claim("relu2_better", ffn_claims.relu2_better, reads="train", figure=draw.relu2, popular=True),
         Claim("t5_gelu", _computed(model_claims.t5_gelu), figure=draw.named("fig.t5", ("v1_0_activation", "v1_1_activation")), popular=True),
         Claim("llama_gelu", _computed(model_claims.llama_gelu), figure=draw.named("fig.llama", ("hidden_act",)), popular=True),
         Claim("inputs_standard_normal", model_claims.inputs_standard_normal, reads="probe", figure=draw.ks, popular=True),
