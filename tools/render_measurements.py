@@ -177,8 +177,12 @@ def ffn(path: Path) -> Source:
         for q in g["paired"]:
             figs[f"{g['label'].replace(' lr: each activation' + chr(39) + 's best', '')}: {q['a']} - {q['b']}, final val loss, "
                  f"{q['n']} seeds"] = f"{q['mean']:+.4f} [{q['lo']:+.4f}, {q['hi']:+.4f}], {W.VERDICT_WORDS.get(q['verdict'], 'noise unknown')}"
+    # the set reuses runs of earlier sessions: each run's own machine and day, not the set's
+    runs = [r["provenance"] for r in got.value if r.get("provenance")] or [p]
+    machines = sorted({", ".join(x for x in (q.get("processor", "?"), f"{q.get('cpus', '?')} cpus", q.get("isa")) if x) for q in runs})
+    days = sorted({_day(q["date"]) for q in runs if q.get("date")})
     return Source("The FFN experiment (shipped)", str(path.relative_to(ROOT)), f".venv/bin/{p['command']}",
-                  f"{p['processor']}, {p['cpus']} cpus, {p.get('isa', '')}", _day(p["date"]), figs)
+                  "; ".join(machines), days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}", figs)
 
 
 def sources() -> list[Source]:
