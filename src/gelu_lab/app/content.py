@@ -48,6 +48,7 @@ def fill(template: str, **values) -> str:
 
 
 LIST_SEP = {"zh": "、", "en": ", "}  # not a content block: blocks are stripped, and en's has a space
+RANGE_SEP = {"zh": " 至 ", "en": " – "}  # low to high: in Chinese a dash beside minus signs reads badly
 
 
 def join(items, lang: str) -> str:

@@ -14,9 +14,9 @@ from . import content
 from .components import graph, sig
 
 
-def quoted(result: dict, sep: str = " – ") -> dict:
-    """probe_quoted(result, sep) and, per swap, its largest deviation from GELU ({relu_dev}: 0.17)."""
-    return {**probe_quoted(result, sep), **{f"{r['activation']}_dev": sig(r["max_dev"], 2) for r in swaps.damage(result)}}
+def quoted(result: dict, lang: str = "en") -> dict:
+    """probe_quoted(result, lang) and, per swap, its largest deviation from GELU ({relu_dev}: 0.17)."""
+    return {**probe_quoted(result, lang), **{f"{r['activation']}_dev": sig(r["max_dev"], 2) for r in swaps.damage(result)}}
 
 
 def figure(result: dict, lang: str, t: dict, id: str):

@@ -49,11 +49,15 @@ def _band_traces(b: dict, name: str, act: str, showlegend=True, group=None, axes
     return out
 
 
+def _fits_legend(height: int, entries: int) -> int:
+    """A figure's height, grown so that its legend (one line per entry, right of the plot) fits."""
+    return max(height, 130 + 24 * entries)
+
+
 def band_figure(bands: dict, names: dict, labels: dict, log_y: bool = False, height: int = 360) -> go.Figure:
     """One line per activation (mean over seeds) with a min..max band. labels: title, x, y."""
     traces = [tr for act, b in bands.items() for tr in _band_traces(b, names.get(act, act), act)]
-    height = max(height, 130 + 24 * len(bands))  # the legend, one line per activation right of the plot, must fit
-    return figure(traces, labels["title"], height=height, xaxis=axis(labels["x"]),
+    return figure(traces, labels["title"], height=_fits_legend(height, len(bands)), xaxis=axis(labels["x"]),
                   yaxis=axis(labels["y"], type="log" if log_y else "linear"))
 
 
@@ -71,8 +75,7 @@ def layers_figure(per_layer: list[dict], names: dict, labels: dict, log_y: bool 
         k = "" if i == 0 else str(i + 1)
         layout[f"xaxis{k}"] = {**layout[f"xaxis{k}"], **axis(labels["x"])}
         layout[f"yaxis{k}"] = {**layout[f"yaxis{k}"], **(axis(labels["y"]) if i == 0 else {}), "type": "log" if log_y else "linear"}
-    acts = max((len(b) for b in per_layer), default=0)
-    return figure(traces, labels["title"], height=max(340, 130 + 24 * acts), **layout)  # the legend must fit
+    return figure(traces, labels["title"], height=_fits_legend(340, max((len(b) for b in per_layer), default=0)), **layout)
 
 
 def gap_figure(bands: dict, ref: str, names: dict, labels: dict) -> go.Figure:

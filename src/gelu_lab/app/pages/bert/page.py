@@ -26,7 +26,7 @@ def layout(state, lang):
     names = _names(lang)
     d = data.stored()
     res = d["result"]
-    v = swap_view.quoted(res, sep=" 至 " if lang == "zh" else " – ")
+    v = swap_view.quoted(res, lang)
     return html.Div(
         [
             html.H1(t["title"]),

@@ -35,10 +35,11 @@ def cell(v, digits: int, kind) -> str:
     return str(int(v)) if kind == "int" else fixed(v, digits)
 
 
-def quoted(res: dict, sep: str = " – ") -> dict:
+def quoted(res: dict, lang: str = "en") -> dict:
     """The numbers the page's texts quote ({n}, {tokens}, {sub}, {means}, ...), as shown: counts
     grouped, and for the scores that round to 1 their gap to 1 (1 - cosine), which does not;
-    a range as low, `sep`, high (Chinese text reads " 至 " better than a dash beside minus signs)."""
+    a range as low, content.RANGE_SEP[lang], high."""
+    sep = content.RANGE_SEP[lang]
     L = res["layers"]
     rows = {(w["activation"], w["layer"]): w for w in res["swaps"]}
     cr = res["precision"][-1]

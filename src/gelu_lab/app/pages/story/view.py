@@ -113,7 +113,7 @@ def numbers(lang: str, t: dict, decision: dict | None = None) -> dict:
         "tanh_err": sig(tanh_err, 2), "tanh_at": sig(tanh_at, 3),
         # the float16 spacing at GELU's value there, as analysis.forms measures an error in steps
         "f16_half": sig(float(ulp_of(numerics.gelu_exact(tanh_at), FORMATS["float16"])) / 2, 2),
-        **_ffn(lang, t, d), **after(lang, t, d), **swap_view.quoted(probe_view.stored()["result"], sep=" 至 " if lang == "zh" else " – "),
+        **_ffn(lang, t, d), **after(lang, t, d), **swap_view.quoted(probe_view.stored()["result"], lang),
     }
 
 
