@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -26,13 +27,29 @@ WARM_S = 600  # a bound for the replicas' warm-up (every page rendered in both l
 
 
 def free_ports(n: int) -> list[int]:
-    socks = [socket.socket() for _ in range(n)]
-    for s in socks:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in socks]
-    for s in socks:
-        s.close()
-    return ports
+    """n consecutive ports on 127.0.0.1, free now, below the kernel's ephemeral range: a port the
+    kernel hands out for a connection (bind to port 0, or any client socket of another test or of
+    a browser) can be taken again between this check and the server's bind, and a client socket's
+    local port also refuses a server's bind; below the range only another listening server can
+    take one, and this checks that none holds any of them."""
+    span = Path("/proc/sys/net/ipv4/ip_local_port_range")
+    low = int(span.read_text().split()[0]) if span.exists() else 32768
+    rng = random.Random()
+    for _ in range(200):
+        start = rng.randrange(max(1024, low - 12000), low - n)
+        socks = []
+        try:
+            for port in range(start, start + n):
+                s = socket.socket()
+                socks.append(s)
+                s.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        finally:
+            for s in socks:
+                s.close()
+        return list(range(start, start + n))
+    raise SystemExit(f"no {n} consecutive free ports below {low}")
 
 
 def cpu_jiffies(pids) -> dict[int, int]:
@@ -75,8 +92,8 @@ class Stack:
     def __enter__(self):
         self.tmp = Path(tempfile.mkdtemp(prefix="gelu-lab-load-"))
         self.site = self.tmp / "site"
-        front = free_ports(1)[0]
-        first = front + 1  # the replicas' ports: the ones after nginx's (free then, almost surely; deploy checks none is nginx's)
+        front, *replicas = free_ports(1 + self.replicas)
+        first = replicas[0]
         nginx = shutil.which("nginx") or "/usr/sbin/nginx"
         subprocess.run([sys.executable, "-m", "gelu_lab", "deploy", str(self.site), "--replicas", str(self.replicas), "--port", str(front),
                         "--first-port", str(first), "--listen", "127.0.0.1", "--threads", str(self.threads), "--nginx", nginx, "--serve-args", self.serve_args],

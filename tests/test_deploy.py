@@ -21,19 +21,12 @@ import pytest
 
 from servers import callback_request
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from load_stack import free_ports  # noqa: E402
+
 pytestmark = pytest.mark.xdist_group("public")
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 CLIENTS = 4
-
-
-def free_ports(n: int) -> list[int]:
-    socks = [socket.socket() for _ in range(n)]
-    for s in socks:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in socks]
-    for s in socks:
-        s.close()
-    return ports
 
 
 def get(port: int, path: str, body: bytes | None = None, source: str = "127.0.0.1") -> tuple[int, bytes]:
@@ -57,10 +50,9 @@ def _alive(pid: int) -> bool:
         return False
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory):
+def _started(d: Path):
+    """Deploy two replicas into `d`, start them and nginx; yield (site, nginx's port, replica pids); stop all."""
     assert Path(NGINX).exists(), f"no nginx at {NGINX}: `make test` installs Debian's nginx (make nginx)"
-    d = tmp_path_factory.mktemp("deploy")
     front, first, _ = free_ports(3)
     r = subprocess.run([sys.executable, "-m", "gelu_lab", "deploy", str(d / "site"), "--replicas", "2", "--port", str(front),
                         "--first-port", str(first), "--listen", "127.0.0.1", "--nginx", NGINX], capture_output=True, text=True, timeout=60)
@@ -80,6 +72,18 @@ def stack(tmp_path_factory):
         for pid in pids:  # stop.sh's work, made sure of
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    """One stack for the tests that only ask it things."""
+    yield from _started(tmp_path_factory.mktemp("deploy"))
+
+
+@pytest.fixture
+def own_stack(tmp_path):
+    """A stack of the test's own, for a test that kills or stops it: the others' stays whole in any order."""
+    yield from _started(tmp_path)
 
 
 def test_the_files_it_writes(stack):
@@ -109,11 +113,11 @@ def test_pages_callbacks_and_health_through_nginx(stack):
     assert status == 200 and "definition-bernoulli" in json.loads(answer)["response"]
 
 
-def test_a_replica_killed_under_requests_costs_no_client_error(stack):
+def test_a_replica_killed_under_requests_costs_no_client_error(own_stack):
     """Clients keep asking (pages and callbacks) while one replica is killed (SIGKILL): nginx
     retries what that replica did not answer on the other one. At most the requests in flight
     at the kill may fail; after it every request is answered."""
-    site, front, pids = stack
+    site, front, pids = own_stack
     deps = json.loads(get(front, "/_dash-dependencies")[1])
     body = json.dumps(callback_request(deps, "definition-n", "value", {("definition-x", "value"): 0.5, ("definition-n", "value"): 200,
                                                                         ("definition-seed", "value"): 1, ("lang", "data"): "en"})).encode()
@@ -150,8 +154,8 @@ def test_a_replica_killed_under_requests_costs_no_client_error(stack):
     assert "[error]" in log and "upstream" in log, log  # nginx saw it go (a request cut, a refused connect), and went on
 
 
-def test_stop_stops_everything(stack):
-    site, front, pids = stack
+def test_stop_stops_everything(own_stack):
+    site, front, pids = own_stack
     subprocess.run(["sh", str(site / "stop.sh")], capture_output=True, timeout=60, check=True)
     deadline = time.monotonic() + 30  # a bound, not a timing: processes end when the kernel gets to them
     while time.monotonic() < deadline and (any(_alive(p) for p in pids) or (site / "run" / "nginx.pid").exists()):
@@ -159,3 +163,34 @@ def test_stop_stops_everything(stack):
     assert not any(_alive(p) for p in pids) and not (site / "run" / "nginx.pid").exists()
     with pytest.raises(OSError):
         get(front, "/healthz")
+
+
+def test_a_replica_that_cannot_start_is_said_at_once_and_the_others_stopped(tmp_path):
+    """The second replica's port is busy: run.sh fails with that replica's own words (not after its
+    two-minute wait), and stops the replica that did start."""
+    front, first, second = free_ports(3)
+    subprocess.run([sys.executable, "-m", "gelu_lab", "deploy", str(tmp_path / "site"), "--replicas", "2", "--port", str(front),
+                    "--first-port", str(first), "--listen", "127.0.0.1", "--nginx", NGINX], check=True, capture_output=True, timeout=60)
+    site = tmp_path / "site"
+    with socket.create_server(("127.0.0.1", second)):
+        started = subprocess.run(["sh", str(site / "run.sh")], capture_output=True, text=True, timeout=100,
+                                 env={**os.environ, "GELU_LAB_DATA": str(tmp_path / "data")})
+    assert started.returncode == 1
+    assert started.stderr.strip().splitlines() == [f"gelu-lab deploy: replica on port {second} exited: gelu-lab: error: OSError: [Errno 98] Address already in use"]
+    assert not list((site / "run").glob("*.pid")) and not (site / "run" / "nginx.pid").exists()
+    deadline = time.monotonic() + 30  # a bound, not a timing: SIGTERM ends it when the kernel gets to it
+    while time.monotonic() < deadline and _serving(first):
+        time.sleep(0.1)
+    assert not _serving(first)
+
+
+def _serving(port: int) -> bool:
+    """A live `gelu_lab serve` process of this port."""
+    for d in Path("/proc").iterdir():
+        try:
+            argv = (d / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"gelu_lab" in argv and b"serve" in argv and str(port).encode() in argv and _alive(int(d.name)):
+            return True
+    return False

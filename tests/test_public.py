@@ -40,13 +40,15 @@ def data(tmp_path_factory):
 
 
 def snapshot(d) -> dict:
-    """Every file under the data folder with its hash; SQLite's WAL index files by size alone
-    (a reader maps them; the WAL itself must stay empty)."""
+    """Every file under the data folder with its hash, but SQLite's WAL files as a reader makes
+    them: a read-only connection creates the WAL index (-shm, shared memory, no data) and an
+    empty WAL beside the store when it first opens it, whenever that is; so -shm is left out and
+    an empty -wal counts as none. A write would show as the store's or the WAL's bytes."""
     out = {}
     for f in sorted(d.rglob("*")):
-        if f.is_file():
-            rel = str(f.relative_to(d))
-            out[rel] = f.stat().st_size if rel.endswith("-shm") else hashlib.sha256(f.read_bytes()).hexdigest()
+        rel = str(f.relative_to(d))
+        if f.is_file() and not rel.endswith("-shm") and not (rel.endswith("-wal") and f.stat().st_size == 0):
+            out[rel] = hashlib.sha256(f.read_bytes()).hexdigest()
     return out
 
 

@@ -154,18 +154,23 @@ set -e
 cd {q(prefix)}
 NGINX=${{NGINX:-{q(nginx)}}}
 mkdir -p run logs tmp
+fail() {{ echo "gelu-lab deploy: $1" >&2; sh {q(prefix / 'stop.sh')} >/dev/null 2>&1; exit 1; }}
 i=1
 for port in {ports}; do
     {serve} --port "$port" >"logs/replica-$i.log" 2>&1 &
     echo $! >"run/replica-$i.pid"
     i=$((i + 1))
 done
+i=1
 for port in {ports}; do  # each replica answers /healthz once it has built the app
     n=0
     until {q(sys.executable)} -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)" "http://127.0.0.1:$port/healthz" 2>/dev/null; do
-        n=$((n + 1)); [ "$n" -lt 240 ] || {{ echo "gelu-lab deploy: replica on port $port did not start (logs/)" >&2; exit 1; }}
+        # a replica that ended (a busy port, a broken install) is said at once, and the others stopped
+        kill -0 "$(cat "run/replica-$i.pid")" 2>/dev/null || fail "replica on port $port exited: $(tail -n 1 "logs/replica-$i.log")"
+        n=$((n + 1)); [ "$n" -lt 240 ] || fail "replica on port $port did not start (logs/replica-$i.log)"
         sleep 0.5
     done
+    i=$((i + 1))
 done
 "$NGINX" -p {q(prefix)} -c {q(prefix / 'nginx.conf')} -e {q(prefix / 'logs' / 'error.log')}
 echo "GELU Lab on http://{args.listen}:{args.port}/ ({args.replicas} replica(s) behind nginx; {q(prefix / 'stop.sh')} stops it)"
