@@ -111,8 +111,9 @@ def settle(fn: str) -> list[str]:
 
 def listed_share() -> dict[str, float]:
     """{"gelu": share, "grad": share} of inputs the avx2 main pass lists, from bench/native_split.py."""
-    out = subprocess.run([sys.executable, str(ROOT / "bench" / "native_split.py"), "--n", str(1 << 20), "--repeats", "1"],
-                         capture_output=True, text=True, check=True).stdout
+    with tempfile.TemporaryDirectory() as d:  # its JSON aside: a short run must not replace bench/results/native_split.json
+        out = subprocess.run([sys.executable, str(ROOT / "bench" / "native_split.py"), "--n", str(1 << 20), "--repeats", "1",
+                              "--out", str(pathlib.Path(d) / "native_split.json")], capture_output=True, text=True, check=True).stdout
     rows = [line.split() for line in out.splitlines() if not line.startswith("#")]
     col = next(r for r in rows if r[:1] == ["variant"]).index("listed%")  # the header names the columns
     share = {"grad" if r[1] == "gelu_grad" else "gelu": float(r[col]) / 100 for r in rows if r[:1] == ["avx2"]}

@@ -9,7 +9,9 @@
   (set it per computation with mpmath.workdps / workprec);
 - a test that drives the browser fails on an error the app's server logged while it ran;
 - the run's summary says which kernel variants this CPU could not run, so their tests were
-  never collected.
+  never collected;
+- a run that changed the source tree (a bench script writing bench/results, a build left in
+  it) fails, naming the files: git's view of the checkout is compared before and after.
 
 The order-independence check: GELU_LAB_TEST_ORDER=reversed runs the tests in reverse order,
 GELU_LAB_TEST_ORDER=shuffled:<seed> the modules in a seeded random order and each module's
@@ -18,9 +20,12 @@ must be those of the normal order.
 """
 
 import contextlib
+import hashlib
 import os
 import random
+import subprocess
 import sys
+from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -115,3 +120,43 @@ def pytest_terminal_summary(terminalreporter):
     line = untested_variants_line()
     if line:
         terminalreporter.write_line(line)
+    changed = terminalreporter.config.stash.get(CHANGED, [])
+    if changed:
+        terminalreporter.write_line(f"FAILED: the run changed the source tree (a test must write in a temporary folder): {', '.join(changed[:20])}", red=True)
+
+
+ROOT = Path(__file__).resolve().parents[1]
+TREE, CHANGED = pytest.StashKey[dict | None](), pytest.StashKey[list]()  # the checkout before the run; what it changed
+
+
+def tree_state() -> dict | None:
+    """{path: content hash} of what git sees changed or new in the checkout (None: not a git
+    checkout, nothing to compare)."""
+    try:
+        r = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "-z"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if r.returncode:
+        return None
+    out = {}
+    for entry in r.stdout.split("\0"):
+        if len(entry) > 3:
+            f = ROOT / entry[3:]
+            out[entry[3:]] = hashlib.sha256(f.read_bytes()).hexdigest() if f.is_file() else entry[:2]
+    return out
+
+
+def pytest_sessionstart(session):
+    if not hasattr(session.config, "workerinput"):  # the controller: once per run
+        session.config.stash[TREE] = tree_state()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    before = session.config.stash.get(TREE, None)
+    if before is None or hasattr(session.config, "workerinput"):
+        return
+    after = tree_state() or {}
+    changed = sorted({p for p in before.keys() | after.keys() if before.get(p) != after.get(p)})
+    session.config.stash[CHANGED] = changed
+    if changed and session.exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
