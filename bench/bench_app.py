@@ -275,8 +275,10 @@ def start_variants(names: list[str], settle: float, trees=()) -> dict:
     for n in names:  # "a+b": one server without a and b
         spec = "0" if n == "all" else ",".join(f"-{m}" for m in n.split("+"))
         env["no trick" if n == "all" else f"-{n}"] = dict(os.environ, GELU_LAB_FAST=spec)
-    for tree in trees:
-        env[f"tree {Path(tree).name}"] = dict(os.environ, PYTHONPATH=str(Path(tree).resolve() / "src"))
+    for tree in trees:  # named by its commit where it is a git checkout: the figures say what "before" was
+        head = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+        name = f"tree {head.stdout.strip()}" if head.returncode == 0 else f"tree {Path(tree).name}"
+        env[name] = dict(os.environ, PYTHONPATH=str(Path(tree).resolve() / "src"))
     procs = {}
     for v, e in env.items():
         procs[v] = subprocess.Popen([sys.executable, "-m", "gelu_lab", "serve", "--port", "0"], stdout=subprocess.PIPE, text=True, env=e)
