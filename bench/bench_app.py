@@ -267,6 +267,18 @@ def control_latency(browser, base: str, controls, n: int, who: str = "GELU Lab")
 BASE = "every trick"
 
 
+def tree_name(tree) -> str:
+    """A source tree's commit where it is a git checkout of its own (+dirty: with changes), else
+    its folder's name: the figures say what "before" was."""
+    git = ["git", "-C", str(tree)]
+    top = subprocess.run([*git, "rev-parse", "--show-toplevel"], capture_output=True, text=True)
+    if top.returncode or Path(top.stdout.strip()).resolve() != Path(tree).resolve():
+        return Path(tree).resolve().name
+    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run([*git, "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True).stdout.strip()
+    return head + ("+dirty" if dirty else "")
+
+
 def start_variants(names: list[str], settle: float, trees=()) -> dict:
     """{variant: (process, URL)}: `gelu-lab serve` with every speed trick, for each name one
     without that trick ("all": one with none), and one from each other source tree (its
@@ -275,10 +287,8 @@ def start_variants(names: list[str], settle: float, trees=()) -> dict:
     for n in names:  # "a+b": one server without a and b
         spec = "0" if n == "all" else ",".join(f"-{m}" for m in n.split("+"))
         env["no trick" if n == "all" else f"-{n}"] = dict(os.environ, GELU_LAB_FAST=spec)
-    for tree in trees:  # named by its commit where it is a git checkout: the figures say what "before" was
-        head = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-        name = f"tree {head.stdout.strip()}" if head.returncode == 0 else f"tree {Path(tree).name}"
-        env[name] = dict(os.environ, PYTHONPATH=str(Path(tree).resolve() / "src"))
+    for tree in trees:
+        env[f"tree {tree_name(tree)}"] = dict(os.environ, PYTHONPATH=str(Path(tree).resolve() / "src"))
     procs = {}
     for v, e in env.items():
         procs[v] = subprocess.Popen([sys.executable, "-m", "gelu_lab", "serve", "--port", "0"], stdout=subprocess.PIPE, text=True, env=e)

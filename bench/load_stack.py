@@ -30,13 +30,17 @@ def free_ports(n: int) -> list[int]:
     """n consecutive ports on 127.0.0.1, free now, below the kernel's ephemeral range: a port the
     kernel hands out for a connection (bind to port 0, or any client socket of another test or of
     a browser) can be taken again between this check and the server's bind, and a client socket's
-    local port also refuses a server's bind; below the range only another listening server can
-    take one, and this checks that none holds any of them."""
+    local port also refuses a server's bind; below the range (above it, where the range starts
+    too low) only another listening server can take one, and this checks that none holds any."""
     span = Path("/proc/sys/net/ipv4/ip_local_port_range")
-    low = int(span.read_text().split()[0]) if span.exists() else 32768
-    rng = random.Random()
+    low, high = map(int, span.read_text().split()) if span.exists() else (32768, 60999)
+    # below the range where there is room (1024: the first unprivileged port), else above it
+    lo, hi = (max(1024, low - 12000), low - n) if low - n > 1024 + 1000 else (high + 1, 65536 - n)
+    if hi <= lo:
+        raise SystemExit(f"no room for {n} ports outside the ephemeral range {low}-{high}")
+    rng = random.Random()  # its own: the tests seed the global one alike in every worker
     for _ in range(200):
-        start = rng.randrange(max(1024, low - 12000), low - n)
+        start = rng.randrange(lo, hi)
         socks = []
         try:
             for port in range(start, start + n):
@@ -49,7 +53,7 @@ def free_ports(n: int) -> list[int]:
             for s in socks:
                 s.close()
         return list(range(start, start + n))
-    raise SystemExit(f"no {n} consecutive free ports below {low}")
+    raise SystemExit(f"no {n} consecutive free ports in {lo}..{hi + n - 1}")
 
 
 def cpu_jiffies(pids) -> dict[int, int]:

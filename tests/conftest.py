@@ -10,8 +10,10 @@
 - a test that drives the browser fails on an error the app's server logged while it ran;
 - the run's summary says which kernel variants this CPU could not run, so their tests were
   never collected;
-- a run that changed the source tree (a bench script writing bench/results, a build left in
-  it) fails, naming the files: git's view of the checkout is compared before and after.
+- a run that changed the source tree fails, naming the files (a bench script writing
+  bench/results, a file left beside the sources): git's view of the checkout, tracked files and
+  the new files it would list, is compared before and after; ignored paths (.venv, build/) are
+  not looked at.
 
 The order-independence check: GELU_LAB_TEST_ORDER=reversed runs the tests in reverse order,
 GELU_LAB_TEST_ORDER=shuffled:<seed> the modules in a seeded random order and each module's
@@ -122,7 +124,8 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(line)
     changed = terminalreporter.config.stash.get(CHANGED, [])
     if changed:
-        terminalreporter.write_line(f"FAILED: the run changed the source tree (a test must write in a temporary folder): {', '.join(changed[:20])}", red=True)
+        terminalreporter.write_line(f"FAILED: the source tree changed during the run (a test must write in a temporary folder; "
+                                    f"or a file was edited meanwhile): {', '.join(changed[:20])}", red=True)
 
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -133,16 +136,18 @@ def tree_state() -> dict | None:
     """{path: content hash} of what git sees changed or new in the checkout (None: not a git
     checkout, nothing to compare)."""
     try:
-        r = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "-z"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        r = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "-z"], cwd=ROOT, capture_output=True, text=True, errors="surrogateescape", timeout=60)
     except (OSError, subprocess.TimeoutExpired):
         return None
     if r.returncode:
         return None
-    out = {}
-    for entry in r.stdout.split("\0"):
+    out, entries = {}, iter(r.stdout.split("\0"))
+    for entry in entries:
         if len(entry) > 3:
             f = ROOT / entry[3:]
             out[entry[3:]] = hashlib.sha256(f.read_bytes()).hexdigest() if f.is_file() else entry[:2]
+            if entry[0] in "RC":  # a staged rename or copy: its old path follows, with no status
+                next(entries, None)
     return out
 
 
@@ -155,7 +160,9 @@ def pytest_sessionfinish(session, exitstatus):
     before = session.config.stash.get(TREE, None)
     if before is None or hasattr(session.config, "workerinput"):
         return
-    after = tree_state() or {}
+    after = tree_state()
+    if after is None:  # git did not answer this time: nothing to compare with
+        return
     changed = sorted({p for p in before.keys() | after.keys() if before.get(p) != after.get(p)})
     session.config.stash[CHANGED] = changed
     if changed and session.exitstatus == 0:

@@ -165,32 +165,45 @@ def test_stop_stops_everything(own_stack):
         get(front, "/healthz")
 
 
-def test_a_replica_that_cannot_start_is_said_at_once_and_the_others_stopped(tmp_path):
-    """The second replica's port is busy: run.sh fails with that replica's own words (not after its
-    two-minute wait), and stops the replica that did start."""
+@pytest.mark.parametrize("busy", ["replica", "nginx"])
+def test_a_stack_that_cannot_start_says_why_at_once_and_stops_the_replicas(tmp_path, busy):
+    """The second replica's port is busy (run.sh fails with that replica's own words, not after
+    waiting out its 240 tries on a port that never answers), or nginx's is: either way no
+    replica is left running."""
     front, first, second = free_ports(3)
     subprocess.run([sys.executable, "-m", "gelu_lab", "deploy", str(tmp_path / "site"), "--replicas", "2", "--port", str(front),
                     "--first-port", str(first), "--listen", "127.0.0.1", "--nginx", NGINX], check=True, capture_output=True, timeout=60)
     site = tmp_path / "site"
-    with socket.create_server(("127.0.0.1", second)):
-        started = subprocess.run(["sh", str(site / "run.sh")], capture_output=True, text=True, timeout=100,
-                                 env={**os.environ, "GELU_LAB_DATA": str(tmp_path / "data")})
-    assert started.returncode == 1
-    assert started.stderr.strip().splitlines() == [f"gelu-lab deploy: replica on port {second} exited: gelu-lab: error: OSError: [Errno 98] Address already in use"]
-    assert not list((site / "run").glob("*.pid")) and not (site / "run" / "nginx.pid").exists()
-    deadline = time.monotonic() + 30  # a bound, not a timing: SIGTERM ends it when the kernel gets to it
-    while time.monotonic() < deadline and _serving(first):
-        time.sleep(0.1)
-    assert not _serving(first)
+    try:
+        with socket.create_server(("127.0.0.1", second if busy == "replica" else front)):
+            started = subprocess.run(["sh", str(site / "run.sh")], capture_output=True, text=True, timeout=300,
+                                     env={**os.environ, "GELU_LAB_DATA": str(tmp_path / "data")})
+        assert started.returncode == 1
+        if busy == "replica":
+            assert started.stderr.strip().splitlines() == [
+                f"gelu-lab deploy: replica on port {second} exited: gelu-lab: error: OSError: [Errno 98] Address already in use"]
+        else:
+            assert started.stderr.strip().splitlines()[-1] == "gelu-lab deploy: nginx did not start (logs/error.log)", started.stderr
+            assert "Address already in use" in (site / "logs" / "error.log").read_text()
+        assert not list((site / "run").glob("*.pid")) and not (site / "run" / "nginx.pid").exists()
+        deadline = time.monotonic() + 30  # a bound, not a timing: SIGTERM ends them when the kernel gets to it
+        while time.monotonic() < deadline and (_serving(first) or _serving(second)):
+            time.sleep(0.1)
+        assert not _serving(first) and not _serving(second)
+    finally:
+        subprocess.run(["sh", str(site / "stop.sh")], capture_output=True, timeout=60)
+        for pid in _serving(first, pids=True) + _serving(second, pids=True):  # stop.sh's work, made sure of, whatever failed above
+            os.kill(pid, signal.SIGKILL)
 
 
-def _serving(port: int) -> bool:
-    """A live `gelu_lab serve` process of this port."""
+def _serving(port: int, pids: bool = False):
+    """Whether a live `gelu_lab serve` process of this port runs (pids=True: their pids)."""
+    found = []
     for d in Path("/proc").iterdir():
         try:
             argv = (d / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
         if b"gelu_lab" in argv and b"serve" in argv and str(port).encode() in argv and _alive(int(d.name)):
-            return True
-    return False
+            found.append(int(d.name))
+    return found if pids else bool(found)

@@ -154,7 +154,7 @@ set -e
 cd {q(prefix)}
 NGINX=${{NGINX:-{q(nginx)}}}
 mkdir -p run logs tmp
-fail() {{ echo "gelu-lab deploy: $1" >&2; sh {q(prefix / 'stop.sh')} >/dev/null 2>&1; exit 1; }}
+fail() {{ printf 'gelu-lab deploy: %s\\n' "$1" >&2; sh {q(prefix / 'stop.sh')} >/dev/null 2>&1; exit 1; }}
 i=1
 for port in {ports}; do
     {serve} --port "$port" >"logs/replica-$i.log" 2>&1 &
@@ -172,7 +172,7 @@ for port in {ports}; do  # each replica answers /healthz once it has built the a
     done
     i=$((i + 1))
 done
-"$NGINX" -p {q(prefix)} -c {q(prefix / 'nginx.conf')} -e {q(prefix / 'logs' / 'error.log')}
+"$NGINX" -p {q(prefix)} -c {q(prefix / 'nginx.conf')} -e {q(prefix / 'logs' / 'error.log')} || fail "nginx did not start (logs/error.log)"
 echo "GELU Lab on http://{args.listen}:{args.port}/ ({args.replicas} replica(s) behind nginx; {q(prefix / 'stop.sh')} stops it)"
 """
     stop = f"""#!/bin/sh
