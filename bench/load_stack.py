@@ -96,8 +96,7 @@ class Stack:
     def __enter__(self):
         self.tmp = Path(tempfile.mkdtemp(prefix="gelu-lab-load-"))
         self.site = self.tmp / "site"
-        front, *replicas = free_ports(1 + self.replicas)
-        first = replicas[0]
+        front, first, *_ = free_ports(1 + self.replicas)  # nginx's, then the replicas' from `first` on
         nginx = shutil.which("nginx") or "/usr/sbin/nginx"
         subprocess.run([sys.executable, "-m", "gelu_lab", "deploy", str(self.site), "--replicas", str(self.replicas), "--port", str(front),
                         "--first-port", str(first), "--listen", "127.0.0.1", "--threads", str(self.threads), "--nginx", nginx, "--serve-args", self.serve_args],

@@ -157,8 +157,8 @@ def pytest_sessionstart(session):
 
 
 def pytest_sessionfinish(session, exitstatus):
-    before = session.config.stash.get(TREE, None)
-    if before is None or hasattr(session.config, "workerinput"):
+    before = session.config.stash.get(TREE, None)  # only the controller has one
+    if before is None:
         return
     after = tree_state()
     if after is None:  # git did not answer this time: nothing to compare with

@@ -50,14 +50,19 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _deploy(d: Path, front: int, first: int) -> Path:
+    """`gelu-lab deploy` of two replicas into d/site: nginx on `front`, the replicas on `first` and the next port."""
+    r = subprocess.run([sys.executable, "-m", "gelu_lab", "deploy", str(d / "site"), "--replicas", "2", "--port", str(front),
+                        "--first-port", str(first), "--listen", "127.0.0.1", "--nginx", NGINX], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return d / "site"
+
+
 def _started(d: Path):
     """Deploy two replicas into `d`, start them and nginx; yield (site, nginx's port, replica pids); stop all."""
     assert Path(NGINX).exists(), f"no nginx at {NGINX}: `make test` installs Debian's nginx (make nginx)"
     front, first, _ = free_ports(3)
-    r = subprocess.run([sys.executable, "-m", "gelu_lab", "deploy", str(d / "site"), "--replicas", "2", "--port", str(front),
-                        "--first-port", str(first), "--listen", "127.0.0.1", "--nginx", NGINX], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-    site = d / "site"
+    site = _deploy(d, front, first)
     check = subprocess.run([NGINX, "-t", "-p", str(site), "-c", str(site / "nginx.conf"), "-e", str(site / "logs" / "error.log")],
                            capture_output=True, text=True, timeout=30)
     assert check.returncode == 0, check.stderr
@@ -171,9 +176,7 @@ def test_a_stack_that_cannot_start_says_why_at_once_and_stops_the_replicas(tmp_p
     waiting out its 240 tries on a port that never answers), or nginx's is: either way no
     replica is left running."""
     front, first, second = free_ports(3)
-    subprocess.run([sys.executable, "-m", "gelu_lab", "deploy", str(tmp_path / "site"), "--replicas", "2", "--port", str(front),
-                    "--first-port", str(first), "--listen", "127.0.0.1", "--nginx", NGINX], check=True, capture_output=True, timeout=60)
-    site = tmp_path / "site"
+    site = _deploy(tmp_path, front, first)
     try:
         with socket.create_server(("127.0.0.1", second if busy == "replica" else front)):
             started = subprocess.run(["sh", str(site / "run.sh")], capture_output=True, text=True, timeout=300,
@@ -192,12 +195,12 @@ def test_a_stack_that_cannot_start_says_why_at_once_and_stops_the_replicas(tmp_p
         assert not _serving(first) and not _serving(second)
     finally:
         subprocess.run(["sh", str(site / "stop.sh")], capture_output=True, timeout=60)
-        for pid in _serving(first, pids=True) + _serving(second, pids=True):  # stop.sh's work, made sure of, whatever failed above
+        for pid in _serving(first) + _serving(second):  # stop.sh's work, made sure of, whatever failed above
             os.kill(pid, signal.SIGKILL)
 
 
-def _serving(port: int, pids: bool = False):
-    """Whether a live `gelu_lab serve` process of this port runs (pids=True: their pids)."""
+def _serving(port: int) -> list[int]:
+    """The live `gelu_lab serve` processes of this port."""
     found = []
     for d in Path("/proc").iterdir():
         try:
@@ -206,4 +209,4 @@ def _serving(port: int, pids: bool = False):
             continue
         if b"gelu_lab" in argv and b"serve" in argv and str(port).encode() in argv and _alive(int(d.name)):
             found.append(int(d.name))
-    return found if pids else bool(found)
+    return found
