@@ -16,7 +16,7 @@ machine would, on an AVX-512 one: numba compiled for AVX2, torch's AVX2
 kernels (ATen's and oneDNN's: torch's float32 exact GELU and its backward run
 in oneDNN, which ATEN_CPU_CAPABILITY does not reach), gelu_lab's avx2 variant
 (unless GELU_LAB_KERNEL names another); a stand-in for an AVX2 CPU, not a
-measurement of one. The header names the kernel of each torch case.
+measurement of one (on a CPU without AVX-512 the same run is the real thing; the header says which). The header names the kernel of each torch case.
 Writes bench/results/bench_gelu.json (bench_gelu_avx2.json with --avx2).
 """
 
@@ -88,8 +88,10 @@ def measure(a) -> dict:
     threads = [int(t) for t in a.threads.split(",")]
     m = bench.machine(threads)
     if os.environ.get(HELD):
+        real = "avx512f" not in (m["isa"] or "")
         print("# held to AVX2: NUMBA_CPU_NAME=haswell without AVX-512 features, ATEN_CPU_CAPABILITY=avx2, "
-              "ONEDNN_MAX_CPU_ISA=AVX2")
+              "ONEDNN_MAX_CPU_ISA=AVX2" + ("; this CPU has no AVX-512: a measurement of an AVX2 machine" if real else
+                                          "; on this AVX-512 CPU: a stand-in for an AVX2 machine"))
     print(f"# {m['processor']}, {m['affinity_cpus']} cpus available; numpy {m['numpy']}, torch {m.get('torch')}, "
           f"numba {m['numba']}; n = {a.n} elements, median of {a.repeats}, {a.clock} clock")
     print(f"# ISA: {m['isa'] or '-'}; gelu_lab float32 kernel: {m['kernel']}, 16-bit lookups: {m['lookup16']} "
