@@ -179,6 +179,19 @@ def test_backward_is_one_pass_and_the_two_ops_bit_for_bit(dtype, fuse_below, tri
     assert calls.count(True) == 2 * len(FORMS)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+def test_a_tensor_past_the_int32_offsets_goes_in_slices(dtype, triton_on_cpu, monkeypatch):
+    """More than _MAX_N elements: each slice is launched on its own, its values and grad's alike (here
+    _MAX_N is 1000, so that 2500 elements make three slices, the last a short one)."""
+    monkeypatch.setattr(gpu, "_MAX_N", 1000)
+    monkeypatch.setattr(gpu, "FUSE_BELOW", 0)
+    rng = np.random.default_rng(50)
+    x = torch.from_numpy((rng.standard_normal((50, 50)) * 4).astype(np.float32)).to(dtype)
+    up = torch.from_numpy(rng.standard_normal((50, 50)).astype(np.float32)).to(dtype)
+    assert same(gtorch.gelu(x), gtorch._on_cpu(x, 0, "none"))
+    assert same(gtorch._BACKWARD(up, x, "none", 0), up * gtorch._on_cpu(x, 1, "none"))
+
+
 @pytest.mark.parametrize("fuse_below", [1 << 18, 0], ids=["one-launch", "list-then-settle"])
 def test_out_may_be_x_itself(fuse_below, triton_on_cpu, monkeypatch):
     """gelu(x, out=x): the settling kernel reads x again after the pass wrote out, so the two never share memory."""

@@ -7,7 +7,7 @@
     swap(model, to) -> Swapped; restore(swapped)                     every GELU-like activation of a model
 
 The ops ``torch.ops.gelu_lab.gelu``, ``gelu_grad`` and ``gelu_grad2`` (arguments
-``x, approximate``) are registered with ``torch.library.custom_op``: fake
+``x, approximate``) are registered with ``torch.library.Library``: fake
 (meta) kernels, so ``torch.compile(fullgraph=True)``, ``torch.export`` and
 meta tensors see them as single ops; autograd by ``register_autograd``: the
 backward of ``gelu`` is ``grad * gelu_grad(x)``, that of ``gelu_grad`` uses
@@ -288,10 +288,16 @@ def _kernel(order: int):
     return kernel
 
 
-_OPS = [
-    torch.library.custom_op(f"gelu_lab::{name}", _kernel(order), mutates_args=(), schema="(Tensor x, str approximate='none') -> Tensor")
-    for order, name in enumerate(("gelu", "gelu_grad", "gelu_grad2"))
-]
+# Registered with torch.library.Library's define and impl rather than torch.library.custom_op: the same
+# op to the dispatcher, compile and export, without custom_op's per-call Python wrappers (its aliasing
+# checks and disabled-Dynamo frame cost as much as a small tensor's GELU; pytorch/pytorch#139500)
+_LIB = torch.library.Library("gelu_lab", "DEF")
+_PT2 = (torch.Tag.pt2_compliant_tag,)
+_KERNELS = [_kernel(order) for order in range(3)]
+for _k in _KERNELS:
+    _LIB.define(f"{_k.__name__}(Tensor x, str approximate='none') -> Tensor", tags=_PT2)
+    _LIB.impl(_k.__name__, _k, "CompositeExplicitAutograd")
+_OPS = [getattr(torch.ops.gelu_lab, k.__name__).default for k in _KERNELS]
 
 
 def _fake(x: torch.Tensor, approximate: str = "none") -> torch.Tensor:
@@ -303,18 +309,19 @@ def _backward_kernel(grad: torch.Tensor, x: torch.Tensor, approximate: str = "no
     """grad * the (order + 1)-th derivative at x, each rounded as the two ops round them: on the GPU in one pass."""
     if grad.shape == x.shape and grad.dtype == x.dtype and _triton_path(x):
         return _on_gpu(x, order + 1, approximate, grad=grad)
-    d = _OPS[order + 1](x, approximate)
+    d = _KERNELS[order + 1](x, approximate)  # below autograd already: the kernel, not the op again
     if d.shape == grad.shape and d.dtype == grad.dtype:
         return d.mul_(grad)  # d is ours alone (contiguous): no third tensor to allocate (and page in, if large)
     return (grad * d).contiguous()  # the layout _backward_fake says
 
 
 # the backward of gelu (order 0) and of gelu_grad (order 1) as one op, so that a GPU reads x and grad once
-_BACKWARD = torch.library.custom_op("gelu_lab::gelu_backward", _backward_kernel, mutates_args=(),
-                                    schema="(Tensor grad, Tensor x, str approximate='none', int order=0) -> Tensor")
+_LIB.define("gelu_backward(Tensor grad, Tensor x, str approximate='none', int order=0) -> Tensor", tags=_PT2)
+_LIB.impl("gelu_backward", _backward_kernel, "CompositeExplicitAutograd")
+_BACKWARD = torch.ops.gelu_lab.gelu_backward.default
 
 
-@_BACKWARD.register_fake
+@torch.library.register_fake("gelu_lab::gelu_backward", lib=_LIB)
 def _backward_fake(grad, x, approximate="none", order=0):
     check_approximate(approximate)
     # contiguous, as every path of the kernel returns it, whatever grad's and x's strides
@@ -338,8 +345,8 @@ def _backward(order: int):
 
 
 for _order, _op in enumerate(_OPS):
-    _op.register_fake(_fake)
-    _op.register_autograd(_backward(_order), setup_context=_setup_context)
+    torch.library.register_fake(_op, _fake, lib=_LIB)
+    torch.library.register_autograd(_op, _backward(_order), setup_context=_setup_context, lib=_LIB)
 
 
 def _backward_setup(ctx, inputs, output):
@@ -360,7 +367,7 @@ def _backward_backward(ctx, up):
     return d_grad, d_x, None, None
 
 
-_BACKWARD.register_autograd(_backward_backward, setup_context=_backward_setup)
+torch.library.register_autograd(_BACKWARD, _backward_backward, setup_context=_backward_setup, lib=_LIB)
 
 
 def apply(x: torch.Tensor, approximate: str, order: int, out=None) -> torch.Tensor:

@@ -133,23 +133,24 @@ def apply(x, form: str, order: int, table16=None, grad=None, out=None, count=Non
 
     from . import kernels
 
-    xc = x.detach().contiguous().reshape(-1)
-    g = grad.detach().contiguous().reshape(-1) if grad is not None else xc
+    xc = x.detach().contiguous()
+    g = grad.detach().contiguous() if grad is not None else xc
     if out is not None and any(t.untyped_storage().data_ptr() == out.untyped_storage().data_ptr() for t in (xc, g)):
         # the settling kernel reads x again after the pass wrote out: never the same memory
         return out.copy_(apply(x, form, order, table16, grad, None, count))
     res = torch.empty(x.shape, dtype=x.dtype, device=x.device) if out is None else out
-    flat = res.view(-1)
+    n = xc.numel()
+    # the kernels take flat, contiguous memory; a tensor of more than _MAX_N elements goes in slices
+    parts = [(xc, g, res)] if n <= _MAX_N else [
+        tuple(t.view(-1)[lo:lo + _MAX_N] for t in (xc, g, res)) for lo in range(0, n, _MAX_N)]
     guard = torch.cuda.device(x.device) if x.is_cuda else contextlib.nullcontext()  # Triton launches on the current device
     with guard:
-        for lo in range(0, xc.numel(), _MAX_N):
-            hi = min(lo + _MAX_N, xc.numel())
+        for xs, gs, outs in parts:
             if x.dtype == torch.float32:
-                _float32(kernels, xc[lo:hi], g[lo:hi], flat[lo:hi], FORMS[form], order, grad is not None, count)
+                _float32(kernels, xs, gs, outs, FORMS[form], order, grad is not None, count)
             else:
-                n = hi - lo
-                kernels.lookup16[(_cdiv(n, BLOCK16),)](
-                    xc[lo:hi].view(torch.int16), g[lo:hi].view(torch.int16), flat[lo:hi].view(torch.int16), table16, n,
+                kernels.lookup16[(_cdiv(xs.numel(), BLOCK16),)](
+                    xs.view(torch.int16), gs.view(torch.int16), outs.view(torch.int16), table16, xs.numel(),
                     HAS_GRAD=grad is not None, BF16=x.dtype == torch.bfloat16, BLOCK=BLOCK16)
     return res
 
