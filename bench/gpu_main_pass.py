@@ -3,13 +3,18 @@
     PYTHONPATH=src python3 bench/gpu_main_pass.py            (on a GPU; each variant in a process of its own)
 
 Each variant replaces one piece of gelu_lab.gpu (tiers.horner8, kernels._list) before the kernel is compiled (a fresh process
-each, so Triton's cache cannot hand back another variant's binary), and its values are wrong on purpose:
+each, so Triton's cache cannot hand back another variant's binary):
     base      the kernel as shipped
-    uniform   every input reads sub-range 0's coefficients (the same loads, but one address per warp)
-    noload    the coefficients are constants in the code (no loads at all)
-    nolist    no listing (no per-block sum, no atomic)
-It prints torch's time over each variant's (exact GELU, float32, 2^28 elements of N(0, 1), CUDA events,
-median of 25, interleaved with torch) and writes them to --out (default bench/results/gpu_main_pass.json).
+    uniform   every input reads sub-range 0's coefficients (the same loads, but one address per warp)   } wrong values,
+    noload    the coefficients are constants in the code (no loads at all)                              } on purpose:
+    nolist    no listing (no per-block sum, no atomic)                                                   } each shows a cost
+    gather    a candidate: each coefficient row (16 values) loaded once per program, then tl.gather per input
+              (registers or shared memory) instead of a load from global memory per input; the same arithmetic
+If base is near noload and far from uniform, the per-input loads are what the pass waits on, and gather is the
+first thing to try; if base is near uniform, the float64 arithmetic is.
+It prints torch's time over each variant's (exact GELU, float32, 2^28 elements of N(0, 1), CUDA events, median of
+25, interleaved with torch), for base and gather whether their values on 2^20 of those inputs are the CPU kernel's
+("same" or "DIFFERENT"), and writes them to --out (default bench/results/gpu_main_pass.json).
 """
 
 from __future__ import annotations
@@ -21,15 +26,31 @@ import statistics
 import subprocess
 import sys
 
-VARIANTS = ("base", "uniform", "noload", "nolist")
+import triton
+import triton.language as tl
+
+from gelu_lab.gpu.tiers import C_AT
+
+VARIANTS = ("base", "uniform", "noload", "nolist", "gather")
 
 
-def run(variant: str) -> float:
+@triton.jit
+def gathered_horner8(tab, i, t):
+    """tiers.horner8's sum, each coefficient row loaded once (16 values) and gathered per input."""
+    lane = tl.arange(0, 16)
+    p = tl.gather(tl.load(tab + C_AT + 128 + lane), i, 0)
+    for jj in tl.static_range(8):
+        p = tl.fma(p, t, tl.gather(tl.load(tab + C_AT + 112 - 16 * jj + lane), i, 0))
+    return p
+
+
+CORRECT = ("base", "gather")  # the variants whose values must be the CPU kernel's
+
+
+def run(variant: str) -> str:
     import torch
-    import triton
-    import triton.language as tl
 
-    from gelu_lab import gpu
+    from gelu_lab import gpu, torch as gtorch
     from gelu_lab.gpu import kernels as K, tiers
 
     if variant == "uniform":
@@ -48,6 +69,8 @@ def run(variant: str) -> float:
                 p = p * t + (0.37 - 0.041 * jj)
             return p
         tiers.horner8 = horner
+    elif variant == "gather":
+        tiers.horner8 = gathered_horner8
     elif variant == "nolist":
         @triton.jit
         def nolist(listed, offs, list_ptr, count_ptr, cap):
@@ -67,24 +90,32 @@ def run(variant: str) -> float:
             b.record()
             b.synchronize()
             times[k].append(a.elapsed_time(b))
-    return statistics.median(times["torch"]) / statistics.median(times["ours"])
+    line = f"{variant} {statistics.median(times['torch']) / statistics.median(times['ours']):.3f}"
+    if variant in CORRECT:
+        head = x[:1 << 20]
+        ok = torch.equal(gpu.apply(head, "none", 0).cpu().view(torch.int32), gtorch._on_cpu(head.cpu(), 0, "none").view(torch.int32))
+        line += " same" if ok else " DIFFERENT"
+    return line
 
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] in VARIANTS:
-        print(f"{sys.argv[1]} {run(sys.argv[1]):.3f}")
+        print(run(sys.argv[1]))
     else:
         out_path = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else os.path.join(os.path.dirname(__file__), "results", "gpu_main_pass.json")
-        ratios = {}
+        ratios, values = {}, {}
         for v in VARIANTS:
             got = subprocess.run([sys.executable, __file__, v], capture_output=True, text=True)
             print(got.stdout.strip() or f"{v} failed: {got.stderr.strip()[-300:]}", flush=True)
-            if got.stdout.strip():
-                ratios[v] = float(got.stdout.split()[-1])
+            words = got.stdout.split()
+            if words:
+                ratios[v] = float(words[1])
+                if len(words) > 2:
+                    values[v] = words[2]
         import torch
 
         with open(out_path, "w") as f:
-            json.dump({"torch_over_ours": ratios, "provenance": {
+            json.dump({"torch_over_ours": ratios, "values_vs_cpu_kernel": values, "provenance": {
                 "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                 "command": "PYTHONPATH=src python3 bench/gpu_main_pass.py", "device": torch.cuda.get_device_name(),
                 "torch": torch.__version__}}, f, indent=1)

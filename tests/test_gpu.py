@@ -192,6 +192,23 @@ def test_a_tensor_past_the_int32_offsets_goes_in_slices(dtype, triton_on_cpu, mo
     assert same(gtorch._BACKWARD(up, x, "none", 0), up * gtorch._on_cpu(x, 1, "none"))
 
 
+def test_the_gathered_coefficients_of_the_device_benchs_candidate_give_the_same_values(triton_on_cpu, monkeypatch):
+    """bench/gpu_main_pass.py's "gather" variant (each coefficient row loaded once per program, then
+    tl.gather) computes the shipped pass's sums: the same values, bit for bit, here under the interpreter."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import gpu_main_pass
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    from gelu_lab.gpu import tiers
+
+    x = float32_sample(24)
+    monkeypatch.setattr(gpu, "FUSE_BELOW", 0)
+    monkeypatch.setattr(tiers, "horner8", gpu_main_pass.gathered_horner8)
+    for order in (0, 1):
+        assert same(gtorch._OPS[order](x, "none"), gtorch._on_cpu(x, order, "none")), order
+
+
 @pytest.mark.parametrize("fuse_below", [1 << 18, 0], ids=["one-launch", "list-then-settle"])
 def test_out_may_be_x_itself(fuse_below, triton_on_cpu, monkeypatch):
     """gelu(x, out=x): the settling kernel reads x again after the pass wrote out, so the two never share memory."""
