@@ -78,7 +78,7 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=1 << 20, help="random float32/float64 inputs of each kind per function (default 2^20)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    with record.recording("fuzz_numeric") as figures:
+    with record.recording("fuzz_numeric", timed=False) as figures:
         return run(args, figures)
 
 

@@ -10,6 +10,14 @@ float32 kernel gelu_lab ran, or the device) and the versions. `make docs`
 (tools/render_measurements.py) renders docs/measurements.md and the README's headline table
 from these files, so a figure is never typed into prose; tests/test_measurements.py keeps
 them in sync. A run that fails writes nothing.
+
+A timing is only as good as the quiet it was made in: on a machine this small (2 CPUs) a second
+process doubles a call's time, and a thread pool waits out a descheduled thread (torch took 8 ms
+for 1024 inputs in a run made beside the test suite). So `recording` first watches the machine
+for a second while it sleeps itself; if other processes used more than BUSY_LIMIT of its CPUs,
+a timed script writes nothing and stops with a one-line message (exit 2). GELU_LAB_BENCH_BUSY=ok
+records it anyway, with that share in the file ("busy_before"), which the docs show.
+Scripts that time nothing (an exhaustive check, a mutation run) pass timed=False.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
+BUSY_LIMIT = 0.25  # of the machine's CPUs, used by other processes in the second before a timed run
 VERSIONED = ("numpy", "scipy", "numba", "torch", "triton", "dash", "plotly", "playwright", "jax", "tensorflow", "onnxruntime")
 
 
@@ -36,6 +45,28 @@ def machine() -> dict:
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return {"cpu": cpu_name(), "cpus": cpus, "isa": cpu_isa(), "kernel": kernels.variant(),
             "loadavg_1min": round(os.getloadavg()[0], 2)}
+
+
+def _busy_jiffies() -> tuple[int, int]:
+    """(busy, total) clock ticks of all CPUs since boot, from /proc/stat."""
+    with open("/proc/stat") as f:
+        ticks = [int(v) for v in f.readline().split()[1:]]
+    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle, iowait
+    return sum(ticks[:8]) - idle, sum(ticks[:8])
+
+
+def busy_share(seconds: float = 1.0) -> float | None:
+    """The share of the machine's CPU time that other processes used over `seconds`, this one
+    asleep meanwhile (so all of it is theirs); None where /proc/stat cannot be read."""
+    import time
+
+    try:
+        b0, t0 = _busy_jiffies()
+        time.sleep(seconds)
+        b1, t1 = _busy_jiffies()
+    except (OSError, ValueError, IndexError):
+        return None
+    return (b1 - b0) / (t1 - t0) if t1 > t0 else 0.0
 
 
 def versions() -> dict:
@@ -82,11 +113,21 @@ class _Tee(io.TextIOBase):
 
 
 @contextlib.contextmanager
-def recording(name: str, fd_level: bool = False, path: Path | None = None, **more):
+def recording(name: str, fd_level: bool = False, path: Path | None = None, timed: bool = True, **more):
     """Collect the script's figures (the dict yielded) and what it prints; write them at the end
     if the block ends without an exception. fd_level: also what C code prints to fd 1 (then
     shown at the end rather than as it comes). `more`'s values are written as they are at the
-    end (a list the script fills as it runs, say); `path`: see :func:`write`."""
+    end (a list the script fills as it runs, say); `path`: see :func:`write` (a test's own path
+    skips the quiet check); timed: the script times something (the module docstring)."""
+    if timed and path is None:
+        busy = busy_share()
+        if busy is not None and busy > BUSY_LIMIT:
+            if os.environ.get("GELU_LAB_BENCH_BUSY") != "ok":
+                print(f"bench: {name}.json not written: other processes used {busy:.0%} of the {os.cpu_count()} CPUs in the "
+                      f"second before the run (a timing now would be partly theirs); wait for them, or set "
+                      f"GELU_LAB_BENCH_BUSY=ok to record it anyway", file=sys.stderr)
+                raise SystemExit(2)
+            more = {**more, "busy_before": round(busy, 2)}
     figures, kept = {}, io.StringIO()
     if fd_level:
         sys.stdout.flush()
