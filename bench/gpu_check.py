@@ -7,9 +7,10 @@ Sections (each prints a line; the JSON gets them all, with the device, versions 
   exhaustive  every float32 bit pattern (2^32), gelu and gelu_grad: the GPU's values against the CPU
               kernel's (gelu_lab.core: the C extension, its undecided inputs settled by the reference), bit for bit
   checks      every float16/bfloat16 pattern and a float32 sample, every form and order, against the core;
-              autograd and double backward; torch.library.opcheck on the device's tensors
+              autograd and double backward; geglu against gelu(a) * b; torch.library.opcheck on the device's tensors
   throughput  2^28 elements (N(0, 1), and N(0, 9) for the listing's cost), float32 and bfloat16, forward and
-              backward, ours against torch.nn.functional.gelu and aten.gelu_backward, interleaved, CUDA events
+              backward, ours against torch.nn.functional.gelu and aten.gelu_backward, interleaved, CUDA events;
+              GEGLU's product, ours (geglu: one pass) against torch's gelu(a) * b (two)
   ffn         a compiled FFN block, x @ W1 -> GELU -> @ W2 in bfloat16, forward and backward, step time with
               torch's GELU and with ours
   small       the throughput cases at 2^16 elements, where launching counts most
@@ -144,10 +145,18 @@ def checks(d: Device) -> dict:
             n += int((~same(g2.cpu(), (up * up) * gtorch._on_cpu(x, 2, a))).sum())
             if n:
                 grad_bad[f"{dtype}:{a}"] = n
+            # geglu: one pass, the bits of gelu(a) * b
+            n = int((~same(gtorch.geglu(x.to(d.dev), up.to(d.dev), a).cpu(), gtorch._on_cpu(x, 0, a) * up)).sum())
+            if n:
+                bad[f"geglu:{dtype}:{a}"] = n
     res["autograd_wrong"] = grad_bad
     failures = []
     for dtype in (torch.float32, torch.bfloat16, torch.float16):
         x = (torch.randn(5, 3, generator=torch.Generator().manual_seed(0)) * 3).to(dtype).to(d.dev)
+        try:
+            torch.library.opcheck(gtorch._GEGLU, (x.detach().requires_grad_(True), torch.cos(x).requires_grad_(True), "none"))
+        except Exception as e:  # noqa: BLE001
+            failures.append(f"geglu:{dtype}: {e!r}"[:300])
         for op in gtorch._OPS:
             for a in FORMS:
                 try:
@@ -182,6 +191,8 @@ def _cases(d: Device, n: int) -> dict:
         cases[f"ours:{tag}:fwd"] = (lambda x=x: gtorch.gelu(x), 2 * n * e, (x, "none", 0, None) if f32 else None)
         cases[f"torch:{tag}:bwd"] = (lambda x=x, g=g: torch.ops.aten.gelu_backward(g, x), 3 * n * e, None)
         cases[f"ours:{tag}:bwd"] = (lambda x=x, g=g: gtorch._BACKWARD(g, x, "none", 0), 3 * n * e, (x, "none", 1, g) if f32 else None)
+        cases[f"torch:{tag}:geglu"] = (lambda x=x, g=g: torch.nn.functional.gelu(x) * g, 3 * n * e, None)  # GEGLU's GELU(a) * b
+        cases[f"ours:{tag}:geglu"] = (lambda x=x, g=g: gtorch.geglu(x, g), 3 * n * e, (x, "none", 0, g) if f32 else None)
         cases[f"torch:{tag}:tanh:fwd"] = (lambda x=x: torch.nn.functional.gelu(x, approximate="tanh"), 2 * n * e, None)
         cases[f"ours:{tag}:tanh:fwd"] = (lambda x=x: gtorch.gelu(x, "tanh"), 2 * n * e, (x, "tanh", 0, None) if f32 else None)
     wide = torch.randn(n, device=d.dev, generator=gen) * 3

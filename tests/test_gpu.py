@@ -209,6 +209,23 @@ def test_the_gathered_coefficients_of_the_device_benchs_candidate_give_the_same_
         assert same(gtorch._OPS[order](x, "none"), gtorch._on_cpu(x, order, "none")), order
 
 
+@pytest.mark.parametrize("dtype,fuse_below", [(torch.float32, 1 << 18), (torch.float32, 0), (torch.bfloat16, 0), (torch.float16, 0)],
+                         ids=["float32-one-launch", "float32-list-then-settle", "bfloat16", "float16"])
+def test_geglu_is_one_pass_and_gelu_times_b_bit_for_bit(dtype, fuse_below, triton_on_cpu, monkeypatch):
+    """geglu(a, b) on the Triton path: the kernels' grad * value with b as the grad, one call of
+    gpu.apply; the bits of gelu(a) * b (as the CPU kernel gives gelu), for every form."""
+    monkeypatch.setattr(gpu, "FUSE_BELOW", fuse_below)
+    rng = np.random.default_rng(51)
+    a = torch.from_numpy(np.concatenate([rng.standard_normal(4000) * 4, rng.uniform(-15, -5, 1000)]).astype(np.float32)).to(dtype)
+    b = torch.from_numpy(rng.standard_normal(5000).astype(np.float32)).to(dtype)
+    calls = []
+    real = gpu.apply
+    monkeypatch.setattr(gpu, "apply", lambda *args, **k: calls.append(k.get("grad") is b) or real(*args, **k))
+    for f in FORMS:
+        assert same(gtorch.geglu(a, b, f), gtorch._on_cpu(a, 0, f) * b), f
+    assert calls == [True] * len(FORMS)
+
+
 @pytest.mark.parametrize("fuse_below", [1 << 18, 0], ids=["one-launch", "list-then-settle"])
 def test_out_may_be_x_itself(fuse_below, triton_on_cpu, monkeypatch):
     """gelu(x, out=x): the settling kernel reads x again after the pass wrote out, so the two never share memory."""

@@ -307,3 +307,59 @@ def test_forced_generic_path_through_the_op_and_autograd(monkeypatch):
     xd = x.detach()
     monkeypatch.setattr(gtorch, "GENERIC_ON_CPU", False)
     assert same(y.detach(), gtorch.gelu(xd)) and same(g, gtorch.gelu_grad(xd)) and same(g2, gtorch.gelu_grad2(xd))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_geglu_is_gelu_times_b_bit_for_bit_with_its_gradients(dtype):
+    """geglu(a, b) rounds as gelu(a) * b does (GELU(a) to a's format, then the product); its gradients
+    are torch's for that expression (d/da through gelu's backward, d/db = up * gelu(a)), double backward too."""
+    gen = torch.Generator().manual_seed(7)
+    a = (torch.randn(40, 30, generator=gen) * 4).to(dtype)
+    b = torch.randn(40, 30, generator=gen).to(dtype)
+    up = torch.randn(40, 30, generator=gen).to(dtype)
+    for approx in APPROX:
+        assert same(gtorch.geglu(a, b, approx), gtorch.gelu(a, approx) * b), approx
+        a1, b1, a2, b2 = (t.clone().requires_grad_(True) for t in (a, b, a, b))
+        got = torch.autograd.grad(gtorch.geglu(a1, b1, approx), (a1, b1), up, create_graph=True)
+        want = torch.autograd.grad(gtorch.gelu(a2, approx) * b2, (a2, b2), up, create_graph=True)
+        assert all(same(g, w) for g, w in zip(got, want)), approx
+        got2 = torch.autograd.grad(got[0].sum() + got[1].sum(), (a1, b1))
+        want2 = torch.autograd.grad(want[0].sum() + want[1].sum(), (a2, b2))
+        assert all(same(g, w) for g, w in zip(got2, want2)), approx
+    if dtype == torch.float64:
+        x = torch.linspace(-5, 5, 23, dtype=torch.float64)
+        assert torch.autograd.gradcheck(gtorch.geglu, (x.clone().requires_grad_(True), torch.cos(x).requires_grad_(True)))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+def test_geglu_opcheck_compile_export_and_meta(dtype):
+    gen = torch.Generator().manual_seed(8)
+    a, b = (torch.randn(6, 4, generator=gen) * 3).to(dtype), torch.randn(6, 4, generator=gen).to(dtype)
+    for approx in APPROX:
+        torch.library.opcheck(gtorch._GEGLU, (a.clone().requires_grad_(True), b.clone().requires_grad_(True), approx))
+    torch.library.opcheck(gtorch._GEGLU, (a.t(), b.t(), "none"))  # strided halves
+    torch._dynamo.reset()
+    f = torch.compile(lambda h: gtorch.geglu(*h.chunk(2, -1)), fullgraph=True)
+    h = torch.cat([a, b], -1)
+    assert same(f(h), gtorch.gelu(a) * b)
+    torch._dynamo.reset()
+
+    class M(torch.nn.Module):
+        def forward(self, u, v):
+            return gtorch.geglu(u, v, "tanh")
+
+    ep = torch.export.export(M(), (a, b))
+    assert [n.target for n in ep.graph.nodes if n.op == "call_function"] == [torch.ops.gelu_lab.geglu.default]
+    m = gtorch.geglu(a.to("meta"), b.to("meta"))
+    assert m.device.type == "meta" and m.shape == a.shape and m.dtype == dtype
+
+
+def test_geglu_says_what_is_wrong_with_its_inputs():
+    a = torch.randn(3, 4)
+    for b, words in ((torch.randn(4, 3), r"same shape.*\(3, 4\).*\(4, 3\)"), (torch.randn(3, 4, dtype=torch.float64), "float64")):
+        with pytest.raises(RuntimeError, match=words):
+            gtorch.geglu(a, b)
+    with pytest.raises(ValueError, match="approximate"):
+        gtorch.geglu(a, a, "fast")
+    with pytest.raises(TypeError, match="real numbers"):
+        gtorch.geglu(a.to(torch.complex64), a.to(torch.complex64))

@@ -1,6 +1,7 @@
 """PyTorch face of gelu_lab: the same functions on tensors, as real torch ops.
 
     gelu(t, approximate="none" | "tanh" | "sigmoid", *, out=None)   also gelu_grad, gelu_grad2
+    geglu(a, b, approximate="none")                                  GELU(a) * b, one pass on a GPU
     gelu_lab.gelu(t), gelu_lab.gelu_grad(t), gelu_lab.gelu_grad2(t)  the same, from the package root
     GELU(approximate=...)                                            drop-in for torch.nn.GELU
     native(name)                                                     torch's own kernel of an activation
@@ -368,6 +369,63 @@ def _backward_backward(ctx, up):
 
 
 torch.library.register_autograd(_BACKWARD, _backward_backward, setup_context=_backward_setup, lib=_LIB)
+
+
+# GEGLU's product as one op: GELU(a) rounded to a's format, times b, rounded once -- the bits of
+# gelu(a) * b, read and written in one pass on a GPU (the kernels' grad * value, which rounds the same way)
+def _check_pair(a: torch.Tensor, b: torch.Tensor) -> None:
+    if a.shape != b.shape or a.dtype != b.dtype or a.device != b.device:
+        raise RuntimeError(f"geglu: a and b must have the same shape, dtype and device, got {tuple(a.shape)} {a.dtype} {a.device} "
+                           f"and {tuple(b.shape)} {b.dtype} {b.device}")
+
+
+def _geglu_kernel(a: torch.Tensor, b: torch.Tensor, approximate: str = "none") -> torch.Tensor:
+    check_approximate(approximate)
+    _check_pair(a, b)
+    if _triton_path(a):
+        return _on_gpu(a, 0, approximate, grad=b)
+    return _KERNELS[0](a, approximate).mul_(b)  # a new tensor of ours: the product in place
+
+
+def _geglu_fake(a, b, approximate="none"):
+    check_approximate(approximate)
+    _check_pair(a, b)
+    return torch.empty(a.shape, dtype=a.dtype, device=a.device)
+
+
+def _geglu_setup(ctx, inputs, output):
+    a, b, approximate = inputs
+    ctx.save_for_backward(a, b)
+    ctx.approximate = approximate
+
+
+def _geglu_backward(ctx, up):
+    """d/da = (up * b) GELU'(a), d/db = up GELU(a): torch's rounding of the unfused ops, by ops that have backwards of their own."""
+    a, b = ctx.saved_tensors
+    d_a = _BACKWARD(up * b, a, ctx.approximate, 0) if ctx.needs_input_grad[0] else None
+    d_b = _GEGLU(a, up, ctx.approximate) if ctx.needs_input_grad[1] else None
+    return d_a, d_b, None
+
+
+_LIB.define("geglu(Tensor a, Tensor b, str approximate='none') -> Tensor", tags=_PT2)
+_LIB.impl("geglu", _geglu_kernel, "CompositeExplicitAutograd")
+_GEGLU = torch.ops.gelu_lab.geglu.default
+torch.library.register_fake(_GEGLU, _geglu_fake, lib=_LIB)
+torch.library.register_autograd(_GEGLU, _geglu_backward, setup_context=_geglu_setup, lib=_LIB)
+
+
+def geglu(a: torch.Tensor, b: torch.Tensor, approximate: str = "none") -> torch.Tensor:
+    """GEGLU's gated product GELU(a) * b (Shazeer 2020: GELU(x W) * (x V)), bit for bit ``gelu(a) * b``.
+
+    a, b: the same shape, dtype and device (for one projection split in two, ``a, b = h.chunk(2, -1)``:
+    each half is made contiguous first). GELU(a) is this module's (correctly rounded in the exact
+    form), rounded to a's format, then multiplied by b and rounded once, as the two ops round;
+    on a GPU in one pass over a and b. With autograd (and double backward).
+    """
+    if a.is_complex() or b.is_complex():
+        raise TypeError(f"expected real numbers, got tensors of {a.dtype} and {b.dtype}")
+    check_approximate(approximate)
+    return _GEGLU(a, b, approximate)
 
 
 def apply(x: torch.Tensor, approximate: str, order: int, out=None) -> torch.Tensor:
