@@ -200,3 +200,12 @@ def test_over_the_rate_a_client_is_told_to_wait_and_others_are_served(tight):
     assert tight.get("/healthz")[0] == 200  # never limited
     assert all(ln["status"] < 500 for ln in tight.log_lines())
     assert sum(ln.get("refused") == "rate" for ln in tight.log_lines()) == len(refused) + 1
+
+
+def test_a_fresh_public_server_charges_no_visitor_for_its_own_start(data):
+    """Pages import gelu_lab.torch on first use (about 2 s of CPU on a Zen 3); a public server imports
+    it before it serves, so the first visitor of /implementation stays within a budget that the
+    import alone would overrun."""
+    with Served("--public", "--budget-seconds", "1.8", data=data) as s:
+        status, body = s.get("/_dash-layout", {"Referer": f"{s.base}/implementation?lang=zh"})
+    assert status == 200, body[:300].decode(errors="replace")

@@ -139,6 +139,16 @@ def _die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
+def _preload() -> None:
+    """Import what pages import on first use (gelu_lab.torch, where torch is installed: seconds of
+    CPU) before serving, and before forking, so the workers share it: a public server charges each
+    request its CPU time, and a visitor must not pay for the server's own start."""
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is not None:
+        from .. import torch as _  # noqa: F401
+
+
 def _worker(sock: socket.socket, threads: int, parent: int) -> None:
     """A forked server process: build the app, warm it, serve the shared socket until stopped."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C reaches the whole group; the first process decides
@@ -178,6 +188,8 @@ def run(args) -> int:
     from ..results import writes
 
     public.configure(policy)  # before the app is built; the forked processes inherit it
+    if policy.public:
+        _preload()
     if policy.public and not policy.jobs:
         writes.forbid("a public server only reads")
     _access_log()
