@@ -65,7 +65,7 @@ def test_float32_near_midpoints_are_settled(name):
     """Inputs whose float64 value falls near a rounding midpoint (the hard cases):
     alone, and packed into blocks made only of them, where the kernel cannot keep
     each one (kernels.SLOTS per block) and settles the whole block."""
-    from gelu_lab.kernels import BLOCK, SLOTS, raw_f32
+    from gelu_lab.kernels import BLOCK, SLOTS, raw_f32, variant
 
     rng = np.random.default_rng(7)
     x = rng.uniform(-14.5, 8, 2_000_000).astype(np.float32)
@@ -76,7 +76,11 @@ def test_float32_near_midpoints_are_settled(name):
     assert np.array_equal(bits(FUNCS[name](hard)), bits(want))
     packed = np.resize(np.arange(hard.size), 2 * BLOCK + 3)  # two crowded blocks and a short one
     _, left = raw_f32(name, hard[packed])
-    assert left.size == packed.size  # all undecided, though no block can list them all
+    # all undecided, though no block can list them all; but the AVX2 variant sends the last n % 8
+    # inputs through the scalar main pass and tiers (native.c), another evaluation, which may decide
+    # one (gelu_grad at -1.0479105 on a Zen 3)
+    tail = packed.size % 8 if variant() == "avx2" else 0
+    assert np.isin(np.arange(packed.size - tail), left).all()
     assert np.array_equal(bits(FUNCS[name](hard[packed])), bits(want[packed]))
 
 
