@@ -306,24 +306,13 @@ def start_variants(names: list[str], settle: float, trees=()) -> dict:
     return out
 
 
-def busy(interval: float = 1.0) -> float:
-    """Share of all CPUs busy over `interval` s (Linux /proc/stat)."""
-    def ticks():
-        f = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
-        return sum(f), f[3] + f[4]  # total, idle + iowait
-    t0, i0 = ticks()
-    time.sleep(interval)
-    t1, i1 = ticks()
-    return 1 - (i1 - i0) / max(t1 - t0, 1)
-
-
 def wait_quiet(quiet: float, timeout: float = 90.0) -> bool:
     """Wait (between measurements, the bench idle) until at most `quiet` of the CPUs is busy
     for a second: what else runs on a shared machine then falls less on the pair of loads
     that follows. False when `timeout` s passed without."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if busy() <= quiet:
+        if (record.busy_share() or 0.0) <= quiet:
             return True
     return False
 

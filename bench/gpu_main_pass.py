@@ -107,8 +107,8 @@ if __name__ == "__main__":
         for v in VARIANTS:
             got = subprocess.run([sys.executable, __file__, v], capture_output=True, text=True)
             print(got.stdout.strip() or f"{v} failed: {got.stderr.strip()[-300:]}", flush=True)
-            words = got.stdout.split()
-            if words:
+            words = got.stdout.strip().splitlines()[-1].split() if got.stdout.strip() else []
+            if len(words) > 1 and words[0] == v:
                 ratios[v] = float(words[1])
                 if len(words) > 2:
                     values[v] = words[2]

@@ -14,8 +14,9 @@ them in sync. A run that fails writes nothing.
 A timing is only as good as the quiet it was made in: on a machine this small (2 CPUs) a second
 process doubles a call's time, and a thread pool waits out a descheduled thread (torch took 8 ms
 for 1024 inputs in a run made beside the test suite). So `recording` first watches the machine
-for a second while it sleeps itself; if other processes used more than BUSY_LIMIT of its CPUs,
-a timed script writes nothing and stops with a one-line message (exit 2). GELU_LAB_BENCH_BUSY=ok
+for a second while it sleeps itself; if other work (un-niced processes, a hypervisor's steal) took
+more than BUSY_LIMIT of its CPU time, a timed script writes nothing and stops with a one-line
+message (exit 2). GELU_LAB_BENCH_BUSY=ok
 records it anyway, with that share in the file ("busy_before"), which the docs show.
 Scripts that time nothing (an exhaustive check, a mutation run) pass timed=False.
 """
@@ -32,7 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
-BUSY_LIMIT = 0.25  # of the machine's CPUs, used by other processes in the second before a timed run
+BUSY_LIMIT = 0.25  # of the machine's CPU time, taken by other work in the second before a timed run
 VERSIONED = ("numpy", "scipy", "numba", "torch", "triton", "dash", "plotly", "playwright", "jax", "tensorflow", "onnxruntime")
 
 
@@ -47,23 +48,25 @@ def machine() -> dict:
             "loadavg_1min": round(os.getloadavg()[0], 2)}
 
 
-def _busy_jiffies() -> tuple[int, int]:
-    """(busy, total) clock ticks of all CPUs since boot, from /proc/stat."""
-    with open("/proc/stat") as f:
-        ticks = [int(v) for v in f.readline().split()[1:]]
-    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle, iowait
-    return sum(ticks[:8]) - idle, sum(ticks[:8])
+def _jiffies(line: str) -> tuple[int, int]:
+    """(busy, total) clock ticks of all CPUs since boot, from /proc/stat's first line ("cpu user nice
+    system idle iowait irq softirq steal ..."). Busy leaves out niced work (nice > 0: a long experiment
+    in the background yields the CPU to a timing), idle and iowait."""
+    v = [int(x) for x in line.split()[1:9]]
+    return sum(v) - v[1] - v[3] - v[4], sum(v)
 
 
 def busy_share(seconds: float = 1.0) -> float | None:
-    """The share of the machine's CPU time that other processes used over `seconds`, this one
-    asleep meanwhile (so all of it is theirs); None where /proc/stat cannot be read."""
+    """The share of the machine's CPU time that other work (other processes, un-niced; a
+    hypervisor's steal) took over `seconds`, this process asleep meanwhile, so that none of it
+    is its own; None where /proc/stat cannot be read."""
     import time
 
+    stat = Path("/proc/stat")
     try:
-        b0, t0 = _busy_jiffies()
+        b0, t0 = _jiffies(stat.read_text().split("\n", 1)[0])
         time.sleep(seconds)
-        b1, t1 = _busy_jiffies()
+        b1, t1 = _jiffies(stat.read_text().split("\n", 1)[0])
     except (OSError, ValueError, IndexError):
         return None
     return (b1 - b0) / (t1 - t0) if t1 > t0 else 0.0
@@ -123,8 +126,8 @@ def recording(name: str, fd_level: bool = False, path: Path | None = None, timed
         busy = busy_share()
         if busy is not None and busy > BUSY_LIMIT:
             if os.environ.get("GELU_LAB_BENCH_BUSY") != "ok":
-                print(f"bench: {name}.json not written: other processes used {busy:.0%} of the {os.cpu_count()} CPUs in the "
-                      f"second before the run (a timing now would be partly theirs); wait for them, or set "
+                print(f"bench: {name}.json not written: other work used {busy:.0%} of the machine's CPU time in the "
+                      f"second before the run (a timing now would be partly its); wait for it, or set "
                       f"GELU_LAB_BENCH_BUSY=ok to record it anyway", file=sys.stderr)
                 raise SystemExit(2)
             more = {**more, "busy_before": round(busy, 2)}

@@ -182,14 +182,28 @@ def test_backward_is_one_pass_and_the_two_ops_bit_for_bit(dtype, fuse_below, tri
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
 def test_a_tensor_past_the_int32_offsets_goes_in_slices(dtype, triton_on_cpu, monkeypatch):
     """More than _MAX_N elements: each slice is launched on its own, its values and grad's alike (here
-    _MAX_N is 1000, so that 2500 elements make three slices, the last a short one)."""
+    _MAX_N is 1000, so that 2500 elements make three launches of the pass, the last a short one)."""
     monkeypatch.setattr(gpu, "_MAX_N", 1000)
     monkeypatch.setattr(gpu, "FUSE_BELOW", 0)
+    sizes = []
+
+    class Counted:  # kernel[grid](x, ...): the size of each launch's x
+        def __init__(self, kernel):
+            self.kernel = kernel
+
+        def __getitem__(self, grid):
+            return lambda x, *a, **k: sizes.append(x.numel()) or self.kernel[grid](x, *a, **k)
+
+    monkeypatch.setattr(K, "main32", Counted(K.main32))
+    monkeypatch.setattr(K, "lookup16", Counted(K.lookup16))
     rng = np.random.default_rng(50)
     x = torch.from_numpy((rng.standard_normal((50, 50)) * 4).astype(np.float32)).to(dtype)
     up = torch.from_numpy(rng.standard_normal((50, 50)).astype(np.float32)).to(dtype)
     assert same(gtorch.gelu(x), gtorch._on_cpu(x, 0, "none"))
     assert same(gtorch._BACKWARD(up, x, "none", 0), up * gtorch._on_cpu(x, 1, "none"))
+    assert sizes == [1000, 1000, 500] * 2
+    sizes.clear()
+    assert gtorch.gelu(x[:0]).shape == (0, 50) and sizes == []  # an empty tensor launches nothing
 
 
 def test_the_gathered_coefficients_of_the_device_benchs_candidate_give_the_same_values(triton_on_cpu, monkeypatch):

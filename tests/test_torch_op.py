@@ -363,3 +363,5 @@ def test_geglu_says_what_is_wrong_with_its_inputs():
         gtorch.geglu(a, a, "fast")
     with pytest.raises(TypeError, match="real numbers"):
         gtorch.geglu(a.to(torch.complex64), a.to(torch.complex64))
+    i = torch.arange(-3, 3)
+    assert same(gtorch.geglu(i, i), gtorch.gelu(i) * i.double())  # integers as float64, as gelu takes them

@@ -94,7 +94,7 @@ def _title(command: str, name: str) -> str:
 def bench_record(path: Path) -> Source:
     d = json.loads(path.read_text())
     title = _title(d["command"], d["name"])
-    where = _cpu(d["machine"]) + (f", other processes busy on {d['busy_before']:.0%} of it before the run" if "busy_before" in d else "")
+    where = _cpu(d["machine"]) + (f", other work took {d['busy_before']:.0%} of its CPU time before the run" if "busy_before" in d else "")
     return Source(title, f"bench/results/{path.name}", f".venv/bin/python {d['command']}", where, _day(d["date"]),
                   d["figures"], d.get("output", ""), short=_cpu(d["machine"], load=False), rows=d.get("runs", []))
 

@@ -1,7 +1,7 @@
 """PyTorch face of gelu_lab: the same functions on tensors, as real torch ops.
 
     gelu(t, approximate="none" | "tanh" | "sigmoid", *, out=None)   also gelu_grad, gelu_grad2
-    geglu(a, b, approximate="none")                                  GELU(a) * b, one pass on a GPU
+    geglu(a, b, approximate="none")                                  gelu(a) * b, one pass on a GPU
     gelu_lab.gelu(t), gelu_lab.gelu_grad(t), gelu_lab.gelu_grad2(t)  the same, from the package root
     GELU(approximate=...)                                            drop-in for torch.nn.GELU
     native(name)                                                     torch's own kernel of an activation
@@ -372,11 +372,17 @@ torch.library.register_autograd(_BACKWARD, _backward_backward, setup_context=_ba
 
 
 # GEGLU's product as one op: GELU(a) rounded to a's format, times b, rounded once -- the bits of
-# gelu(a) * b, read and written in one pass on a GPU (the kernels' grad * value, which rounds the same way)
+# gelu(a) * b; on a GPU one pass over a and b (the kernels' grad * value, which rounds the same way),
+# after a copy of either where it is not contiguous (the halves of h.chunk(2, -1) are not)
 def _check_pair(a: torch.Tensor, b: torch.Tensor) -> None:
-    if a.shape != b.shape or a.dtype != b.dtype or a.device != b.device:
-        raise RuntimeError(f"geglu: a and b must have the same shape, dtype and device, got {tuple(a.shape)} {a.dtype} {a.device} "
-                           f"and {tuple(b.shape)} {b.dtype} {b.device}")
+    def what():
+        return (f"geglu: a and b must have the same shape, dtype and device, got {tuple(a.shape)} {a.dtype} {a.device} "
+                f"and {tuple(b.shape)} {b.dtype} {b.device}")
+
+    if a.dtype != b.dtype or a.device != b.device or a.dim() != b.dim():
+        raise RuntimeError(what())
+    for sa, sb in zip(a.shape, b.shape):
+        torch._check(sa == sb, what)  # as a guard on symbolic sizes (compile, export), not a Python bool
 
 
 def _geglu_kernel(a: torch.Tensor, b: torch.Tensor, approximate: str = "none") -> torch.Tensor:
@@ -417,13 +423,15 @@ torch.library.register_autograd(_GEGLU, _geglu_backward, setup_context=_geglu_se
 def geglu(a: torch.Tensor, b: torch.Tensor, approximate: str = "none") -> torch.Tensor:
     """GEGLU's gated product GELU(a) * b (Shazeer 2020: GELU(x W) * (x V)), bit for bit ``gelu(a) * b``.
 
-    a, b: the same shape, dtype and device (for one projection split in two, ``a, b = h.chunk(2, -1)``:
-    each half is made contiguous first). GELU(a) is this module's (correctly rounded in the exact
-    form), rounded to a's format, then multiplied by b and rounded once, as the two ops round;
-    on a GPU in one pass over a and b. With autograd (and double backward).
+    a, b: the same shape, dtype and device (integers are taken as float64, as :func:`gelu` takes them).
+    GELU(a) is this module's (correctly rounded in the exact form), rounded to a's format, then
+    multiplied by b and rounded once, as the two ops round. On a GPU, one pass over a and b where
+    both are contiguous; the halves of one projection (``a, b = h.chunk(2, -1)``) are not, and are
+    copied first. With autograd (and double backward).
     """
     if a.is_complex() or b.is_complex():
         raise TypeError(f"expected real numbers, got tensors of {a.dtype} and {b.dtype}")
+    a, b = (t if t.is_floating_point() else t.to(torch.float64) for t in (a, b))
     check_approximate(approximate)
     return _GEGLU(a, b, approximate)
 

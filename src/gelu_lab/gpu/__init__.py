@@ -140,6 +140,8 @@ def apply(x, form: str, order: int, table16=None, grad=None, out=None, count=Non
         return out.copy_(apply(x, form, order, table16, grad, None, count))
     res = torch.empty(x.shape, dtype=x.dtype, device=x.device) if out is None else out
     n = xc.numel()
+    if n == 0:
+        return res
     # the kernels take flat, contiguous memory; a tensor of more than _MAX_N elements goes in slices
     parts = [(xc, g, res)] if n <= _MAX_N else [
         tuple(t.view(-1)[lo:lo + _MAX_N] for t in (xc, g, res)) for lo in range(0, n, _MAX_N)]
