@@ -10,7 +10,8 @@ Sections (each prints a line; the JSON gets them all, with the device, versions 
               autograd and double backward; geglu against gelu(a) * b; torch.library.opcheck on the device's tensors
   throughput  2^28 elements (N(0, 1), and N(0, 9) for the listing's cost), float32 and bfloat16, forward and
               backward, ours against torch.nn.functional.gelu and aten.gelu_backward, interleaved, CUDA events;
-              GEGLU's product, ours (geglu: one pass) against torch's gelu(a) * b (two)
+              GEGLU's product, ours (geglu: one pass) against torch's gelu(a) * b (two), on contiguous a and b
+              and on the two halves of one projection (h.chunk(2, -1): ours copies each half first)
   ffn         a compiled FFN block, x @ W1 -> GELU -> @ W2 in bfloat16, forward and backward, step time with
               torch's GELU and with ours
   small       the throughput cases at 2^16 elements, where launching counts most
@@ -193,6 +194,10 @@ def _cases(d: Device, n: int) -> dict:
         cases[f"ours:{tag}:bwd"] = (lambda x=x, g=g: gtorch._BACKWARD(g, x, "none", 0), 3 * n * e, (x, "none", 1, g) if f32 else None)
         cases[f"torch:{tag}:geglu"] = (lambda x=x, g=g: torch.nn.functional.gelu(x) * g, 3 * n * e, None)  # GEGLU's GELU(a) * b
         cases[f"ours:{tag}:geglu"] = (lambda x=x, g=g: gtorch.geglu(x, g), 3 * n * e, (x, "none", 0, g) if f32 else None)
+        # as a model has them: the two halves of one projection (strided: ours copies each first)
+        h = torch.randn(n // 4096, 8192, device=d.dev, generator=gen).to(dtype) if n >= 8192 else torch.randn(1, 2 * n, device=d.dev, generator=gen).to(dtype)
+        cases[f"torch:{tag}:geglu-halves"] = (lambda h=h: (lambda a, b: torch.nn.functional.gelu(a) * b)(*h.chunk(2, -1)), 3 * n * e, None)
+        cases[f"ours:{tag}:geglu-halves"] = (lambda h=h: gtorch.geglu(*h.chunk(2, -1)), 3 * n * e, None)
         cases[f"torch:{tag}:tanh:fwd"] = (lambda x=x: torch.nn.functional.gelu(x, approximate="tanh"), 2 * n * e, None)
         cases[f"ours:{tag}:tanh:fwd"] = (lambda x=x: gtorch.gelu(x, "tanh"), 2 * n * e, (x, "tanh", 0, None) if f32 else None)
     wide = torch.randn(n, device=d.dev, generator=gen) * 3

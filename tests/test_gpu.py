@@ -365,3 +365,22 @@ def test_the_device_check_is_shipped_and_shown():
             assert f"{median['torch:' + case] / median['ours:' + case]:#.3g}" in cells, (lang, case)
         assert f"all 2³² float32" in text or "全部 2³² 个 float32" in text
         assert bench["provenance"]["device"] in text and f"{bench['exhaustive']['gelu']['wrong']:,}" in text
+
+
+def test_a_device_check_with_geglu_rows_shows_them_in_both_languages(monkeypatch):
+    """gpu_check.py times geglu (contiguous, and on the halves of one projection); once a device run has
+    them, the Implementation page's table shows those rows with their own labels."""
+    from gelu_lab.app import content
+    from gelu_lab.app.pages.implementation import view as parts
+    from gelu_lab.results import shipped
+
+    full = json.loads((ROOT / "bench/results/gpu_check.json").read_text())
+    extra = [{"case": f"{who}:{c}", "n": 1 << 28, "median_us": us, **({"torch_over_ours": 2.0} if who == "ours" else {})}
+             for c in ("fp32:geglu", "bf16:geglu-halves") for who, us in (("torch", 200.0), ("ours", 100.0))]
+    monkeypatch.setattr(shipped, "doc", lambda name: {**full, "throughput": full["throughput"] + extra})
+    for lang in ("en", "zh"):
+        t = content.text(lang, "implementation")
+        _, table = parts.gpu_view(t)
+        shown = json.dumps(table.to_plotly_json(), default=lambda o: o.to_plotly_json(), ensure_ascii=False)
+        assert t["gpu.case.fp32-geglu"] in shown and t["gpu.case.bf16-geglu-halves"] in shown
+        assert t["gpu.case.fp32-geglu-halves"] not in shown  # not timed: left out
