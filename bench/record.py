@@ -16,8 +16,8 @@ process doubles a call's time, and a thread pool waits out a descheduled thread 
 for 1024 inputs in a run made beside the test suite). So `recording` first watches the machine
 for a second while it sleeps itself; if other work (un-niced processes, a hypervisor's steal) took
 more than BUSY_LIMIT of its CPU time, a timed script writes nothing and stops with a one-line
-message (exit 2). GELU_LAB_BENCH_BUSY=ok
-records it anyway, with that share in the file ("busy_before"), which the docs show.
+message (exit 2). GELU_LAB_BENCH_BUSY=ok records it anyway, with that share in the file
+("busy_before"), which the docs show.
 Scripts that time nothing (an exhaustive check, a mutation run) pass timed=False.
 """
 
