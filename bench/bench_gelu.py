@@ -16,7 +16,8 @@ machine would, on an AVX-512 one: numba compiled for AVX2, torch's AVX2
 kernels (ATen's and oneDNN's: torch's float32 exact GELU and its backward run
 in oneDNN, which ATEN_CPU_CAPABILITY does not reach), gelu_lab's avx2 variant
 (unless GELU_LAB_KERNEL names another); a stand-in for an AVX2 CPU, not a
-measurement of one (on a CPU without AVX-512 the same run is the real thing; the header says which). The header names the kernel of each torch case.
+measurement of one (on a CPU without AVX-512 the same run is the real thing;
+the header says which). The header names the kernel of each torch case.
 Writes bench/results/bench_gelu.json (bench_gelu_avx2.json with --avx2).
 """
 

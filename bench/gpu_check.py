@@ -178,6 +178,11 @@ def checks(d: Device) -> dict:
     return res
 
 
+def _torch_geglu(a, b):
+    """GEGLU's product GELU(a) * b as a model writes it with torch's ops: two kernels."""
+    return torch.nn.functional.gelu(a) * b
+
+
 def _cases(d: Device, n: int) -> dict:
     """name -> (callable, bytes moved, (x, form, order, grad) for ours in float32, else None):
     torch's and ours, forward and backward, float32 and bfloat16."""
@@ -192,11 +197,11 @@ def _cases(d: Device, n: int) -> dict:
         cases[f"ours:{tag}:fwd"] = (lambda x=x: gtorch.gelu(x), 2 * n * e, (x, "none", 0, None) if f32 else None)
         cases[f"torch:{tag}:bwd"] = (lambda x=x, g=g: torch.ops.aten.gelu_backward(g, x), 3 * n * e, None)
         cases[f"ours:{tag}:bwd"] = (lambda x=x, g=g: gtorch._BACKWARD(g, x, "none", 0), 3 * n * e, (x, "none", 1, g) if f32 else None)
-        cases[f"torch:{tag}:geglu"] = (lambda x=x, g=g: torch.nn.functional.gelu(x) * g, 3 * n * e, None)  # GEGLU's GELU(a) * b
+        cases[f"torch:{tag}:geglu"] = (lambda x=x, g=g: _torch_geglu(x, g), 3 * n * e, None)
         cases[f"ours:{tag}:geglu"] = (lambda x=x, g=g: gtorch.geglu(x, g), 3 * n * e, (x, "none", 0, g) if f32 else None)
-        # as a model has them: the two halves of one projection (strided: ours copies each first)
-        h = torch.randn(n // 4096, 8192, device=d.dev, generator=gen).to(dtype) if n >= 8192 else torch.randn(1, 2 * n, device=d.dev, generator=gen).to(dtype)
-        cases[f"torch:{tag}:geglu-halves"] = (lambda h=h: (lambda a, b: torch.nn.functional.gelu(a) * b)(*h.chunk(2, -1)), 3 * n * e, None)
+        # as a model has them: the two halves of one projection, rows of up to 8192 (strided: ours copies each first)
+        h = torch.randn(2 * n, device=d.dev, generator=gen).to(dtype).view(-1, min(2 * n, 8192))
+        cases[f"torch:{tag}:geglu-halves"] = (lambda h=h: _torch_geglu(*h.chunk(2, -1)), 3 * n * e, None)
         cases[f"ours:{tag}:geglu-halves"] = (lambda h=h: gtorch.geglu(*h.chunk(2, -1)), 3 * n * e, None)
         cases[f"torch:{tag}:tanh:fwd"] = (lambda x=x: torch.nn.functional.gelu(x, approximate="tanh"), 2 * n * e, None)
         cases[f"ours:{tag}:tanh:fwd"] = (lambda x=x: gtorch.gelu(x, "tanh"), 2 * n * e, (x, "tanh", 0, None) if f32 else None)

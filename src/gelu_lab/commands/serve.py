@@ -143,10 +143,11 @@ def _preload() -> None:
     """Import what pages import on first use (gelu_lab.torch, where torch is installed: seconds of
     CPU) before serving, and before forking, so the workers share it: a public server charges each
     request its CPU time, and a visitor must not pay for the server's own start."""
+    import importlib
     import importlib.util
 
     if importlib.util.find_spec("torch") is not None:
-        from .. import torch as _  # noqa: F401
+        importlib.import_module("gelu_lab.torch")
 
 
 def _worker(sock: socket.socket, threads: int, parent: int) -> None:
